@@ -1,0 +1,128 @@
+package sharevat
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Code is a wire-stable error code. Codes travel to peers inside Cap'n Proto
+// exception reasons as "code: message". Never rename or remove a code once
+// released; add new ones at the end of the list below.
+type Code string
+
+// The error codes of DESIGN.md §9.
+const (
+	// EUnauthorized: a token could not be redeemed (unknown, wrong secret,
+	// revoked, expired, stale epoch). Every redeem failure looks the same.
+	EUnauthorized Code = "unauthorized"
+	// EPermissionDenied: the capability is valid but lacks the right.
+	EPermissionDenied Code = "permissionDenied"
+	// ERevoked: the grant behind a live capability was revoked, expired or
+	// fenced off by an epoch bump.
+	ERevoked Code = "revoked"
+	// EInvalid: the request is malformed or out of range.
+	EInvalid Code = "invalid"
+	// EConflict: the request conflicts with the current state.
+	EConflict Code = "conflict"
+	// ENotFound: the named thing does not exist (or is not visible).
+	ENotFound Code = "notFound"
+	// ETooLarge: the request exceeds a configured limit.
+	ETooLarge Code = "tooLarge"
+	// EUnavailable: the service cannot answer now; retry later.
+	EUnavailable Code = "unavailable"
+	// EInternal: a bug or an unexpected failure; details are only logged.
+	EInternal Code = "internal"
+)
+
+// Codes lists every code, in release order.
+var Codes = []Code{
+	EUnauthorized, EPermissionDenied, ERevoked, EInvalid, EConflict,
+	ENotFound, ETooLarge, EUnavailable, EInternal,
+}
+
+// Sentinel errors, one per code, for errors.Is.
+var (
+	ErrUnauthorized     = &Error{Code: EUnauthorized, Message: "unauthorized"}
+	ErrPermissionDenied = &Error{Code: EPermissionDenied, Message: "permission denied"}
+	ErrRevoked          = &Error{Code: ERevoked, Message: "revoked"}
+	ErrInvalid          = &Error{Code: EInvalid, Message: "invalid"}
+	ErrConflict         = &Error{Code: EConflict, Message: "conflict"}
+	ErrNotFound         = &Error{Code: ENotFound, Message: "not found"}
+	ErrTooLarge         = &Error{Code: ETooLarge, Message: "too large"}
+	ErrUnavailable      = &Error{Code: EUnavailable, Message: "unavailable"}
+	ErrInternal         = &Error{Code: EInternal, Message: "internal error"}
+)
+
+// Error is the domain error. Its Message is safe to show to a peer: it must
+// never hold a secret or internal detail.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Error formats the error as "code: message", the wire form.
+func (e *Error) Error() string {
+	return string(e.Code) + ": " + e.Message
+}
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, ErrRevoked) matches any revoked error.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	return errors.As(target, &t) && t.Code == e.Code
+}
+
+// ErrorCode returns the code of err: the code of the first *Error in its
+// chain, "" for nil, and EInternal for anything else.
+func ErrorCode(err error) Code {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	default:
+		return EInternal
+	}
+}
+
+// ErrorMessage returns the peer-safe message of err. Errors that are not
+// *Error yield the fixed text "internal error".
+func ErrorMessage(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Message
+	default:
+		return ErrInternal.Message
+	}
+}
+
+// PublicError turns any error into the *Error that may be shown to a peer.
+// Domain errors pass through; anything else becomes ErrInternal.
+func PublicError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return ErrInternal
+}
+
+// ParseError reverses Error.Error: it turns a wire reason "code: message"
+// back into an *Error. A reason without a known code yields nil.
+func ParseError(reason string) *Error {
+	for _, c := range Codes {
+		if msg, ok := strings.CutPrefix(reason, string(c)+": "); ok {
+			return &Error{Code: c, Message: msg}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package sharevat
+
+import (
+	"context"
+	"time"
+)
+
+// Store is everything the vat needs from storage. Implementations must be
+// safe for concurrent use and must make every write durable before it
+// returns. The bbolt implementation lives in store/bolt; the contract
+// suite every implementation must pass lives in store/storetest.
+type Store interface {
+	ShareStore
+	GrantStore
+	LogStore
+	AuditStore
+	Close() error
+}
+
+// ShareStore keeps shares.
+type ShareStore interface {
+	// CreateShare stores s and its owner grant atomically.
+	// Errors: EConflict if the share or grant id exists; EInvalid if
+	// owner.ShareID != s.ID.
+	CreateShare(ctx context.Context, s Share, owner Grant) error
+	// Share returns one share. Errors: ENotFound.
+	Share(ctx context.Context, id ShareID) (Share, error)
+	// Shares lists all shares, ordered by id.
+	Shares(ctx context.Context) ([]Share, error)
+	// UpdateMeta applies patch at now and returns the updated share.
+	// Errors: ENotFound, EInvalid, ETooLarge.
+	UpdateMeta(ctx context.Context, id ShareID, patch MetaPatch, now time.Time) (Share, error)
+	// BumpEpoch increments the share's epoch and stores owner (minted at
+	// the new epoch, with the new epoch in owner.Epoch) as its new owner
+	// grant, atomically. Errors: ENotFound; EConflict if owner.Epoch is
+	// not the current epoch + 1.
+	BumpEpoch(ctx context.Context, id ShareID, owner Grant) (Share, error)
+}
+
+// GrantStore keeps grants (the vault).
+type GrantStore interface {
+	// CreateGrant stores a new grant. Errors: EConflict if the id exists;
+	// ENotFound if its share does not exist.
+	CreateGrant(ctx context.Context, g Grant) error
+	// Grant returns one grant. Errors: ENotFound.
+	Grant(ctx context.Context, id GrantID) (Grant, error)
+	// Grants lists a share's grants (admin grants for the empty id),
+	// ordered by creation time.
+	Grants(ctx context.Context, share ShareID) ([]Grant, error)
+	// RevokeGrants marks the given grants revoked at the given time,
+	// atomically; already revoked grants keep their first revocation time.
+	// Errors: ENotFound if any id is unknown (then nothing changes).
+	RevokeGrants(ctx context.Context, ids []GrantID, at time.Time) error
+	// TouchGrants records last-used times; unknown ids are ignored.
+	TouchGrants(ctx context.Context, used map[GrantID]time.Time) error
+}
+
+// LogStore keeps each share's log, its permanent op-id index and its
+// materialized state.
+type LogStore interface {
+	// Append applies one batch with ApplyBatch in one transaction and
+	// returns only after it is durable. Errors: ENotFound if the share
+	// does not exist or is deleted.
+	Append(ctx context.Context, req AppendRequest) (Ack, error)
+	// Read returns up to limit entries with cursor > after, in cursor
+	// order, and the share's head. Errors: ENotFound; EInvalid for
+	// limit < 1.
+	Read(ctx context.Context, id ShareID, after Cursor, limit int) ([]Entry, Cursor, error)
+	// Snapshot returns the materialized state, ordered by (kind, key),
+	// and the cursor it reflects. Errors: ENotFound.
+	Snapshot(ctx context.Context, id ShareID) ([]Entity, Cursor, error)
+}
+
+// AppendRequest is one batch bound for one share.
+type AppendRequest struct {
+	Share  ShareID
+	Batch  *Batch
+	Limits Limits
+	Now    time.Time
+}
+
+// AuditStore keeps the audit log.
+type AuditStore interface {
+	// Audit appends records durably; the store assigns Seq.
+	Audit(ctx context.Context, recs ...AuditRecord) error
+	// AuditLog returns up to limit records with Seq > after, oldest first;
+	// with share non-empty, only that share's records.
+	AuditLog(ctx context.Context, share ShareID, after uint64, limit int) ([]AuditRecord, error)
+}
