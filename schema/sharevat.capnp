@@ -101,7 +101,7 @@ struct OpResult {
   status @1 :OpStatus;
   cursor @2 :UInt64;         # for applied and duplicate (and idReused: the original)
   reason @3 :Reason;         # for rejected
-  message @4 :Text;          # human-readable detail for rejected
+  detail @4 :Text;           # human-readable detail for rejected
 }
 
 struct Ack {
@@ -216,7 +216,7 @@ interface Reader {
 interface OpSink {
   # Implemented by the client of a subscription.
   push @0 (ops :List(LogEntry)) -> stream;
-  end @1 (code :Text, message :Text) -> ();
+  end @1 (code :Text, detail :Text) -> ();
   # The subscription ended: code "" for a normal end, else an error code
   # (revoked when the grant dies).
 }

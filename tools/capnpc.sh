@@ -13,3 +13,6 @@ trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/capnpc-go" capnproto.org/go/capnp/v3/capnpc-go
 PATH="$bin:$PATH" capnp compile -I"$std" -ogo *.capnp
 gofmt -w *.capnp.go
+# Record which schema text the generated code came from; schema_test.go
+# fails when the .capnp changes without a regeneration.
+sha256sum *.capnp > capnp.sum

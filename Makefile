@@ -1,0 +1,37 @@
+# sharevat developer targets. `make help` lists them.
+GO ?= go
+PKGS := ./...
+
+.PHONY: help build run test check generate check-generate stress fuzz bench
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
+
+build: ## build bin/sharevat
+	$(GO) build -o bin/sharevat ./cmd/sharevat
+
+run: ## run the vat on ./sharevat-data, listening on 127.0.0.1:7420
+	$(GO) run ./cmd/sharevat serve
+
+test: ## run every test with the race detector (what CI runs)
+	$(GO) test -race ./...
+
+check: ## gofmt, go vet, staticcheck
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+
+generate: ## regenerate schema/*.capnp.go (needs the capnp compiler: apt-get install capnproto)
+	cd schema && $(GO) generate
+
+check-generate: generate ## fail if the committed generated code is stale
+	@git diff --exit-code -- schema/ || { echo "schema/*.capnp.go is stale: run 'make generate' and commit"; exit 1; }
+
+stress: ## run the rpc and vat tests many times
+	$(GO) test -race -count=20 ./rpc/ ./vat/
+
+fuzz: ## fuzz token parsing for a short budget
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sturdyref/
+
+bench: ## Go benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
