@@ -54,3 +54,21 @@ type AuditRecord struct {
 	Peer    string
 	Result  string // "ok", or the error code of a failure
 }
+
+// Access describes what a live capability may do: its grant, scope, epoch
+// and expiry.
+type Access struct {
+	GrantID   GrantID
+	Scope     Scope
+	Epoch     Epoch
+	ExpiresAt time.Time // zero: never
+}
+
+// Minted is a freshly minted sturdy ref. Token is the only copy of the
+// secret: it is shown once and never stored.
+type Minted struct {
+	Token     string
+	GrantID   GrantID
+	Scope     Scope
+	ExpiresAt time.Time
+}

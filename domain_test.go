@@ -1,0 +1,101 @@
+package sharevat_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sharevat"
+)
+
+func TestScopeParseAndString(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want sharevat.Scope
+		str  string
+	}{
+		{"read", sharevat.ScopeRead, "read"},
+		{"append,read", sharevat.ScopeRead | sharevat.ScopeAppend, "read,append"},
+		{"read, append ,delegate", sharevat.ScopeRead | sharevat.ScopeAppend | sharevat.ScopeDelegate, "read,append,delegate"},
+		{"owner", sharevat.ScopeOwner, "read,append,delegate,admin"},
+	} {
+		got, err := sharevat.ParseScope(tc.in)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+		assert.Equal(t, tc.str, got.String())
+	}
+	for _, bad := range []string{"", "write", "read,,append", "READ"} {
+		_, err := sharevat.ParseScope(bad)
+		assert.True(t, errors.Is(err, sharevat.ErrInvalid), "%q: got %v", bad, err)
+	}
+	assert.True(t, sharevat.ScopeRead.SubsetOf(sharevat.ScopeOwner))
+	assert.False(t, sharevat.ScopeOwner.SubsetOf(sharevat.ScopeRead))
+	assert.Equal(t, "none", sharevat.Scope(0).String())
+}
+
+func TestErrorCodesRoundTrip(t *testing.T) {
+	for _, c := range sharevat.Codes {
+		err := sharevat.Errorf(c, "something about %s", c)
+		back := sharevat.ParseError(err.Error())
+		require.NotNil(t, back, c)
+		assert.Equal(t, c, back.Code)
+		assert.Equal(t, err.Message, back.Message)
+		wrapped := fmt.Errorf("layer: %w", err)
+		assert.Equal(t, c, sharevat.ErrorCode(wrapped))
+	}
+	assert.True(t, errors.Is(sharevat.Errorf(sharevat.ERevoked, "x"), sharevat.ErrRevoked))
+	assert.False(t, errors.Is(sharevat.Errorf(sharevat.ERevoked, "x"), sharevat.ErrInvalid))
+	assert.Equal(t, sharevat.EInternal, sharevat.ErrorCode(errors.New("disk on fire")))
+	assert.Equal(t, "internal error", sharevat.ErrorMessage(errors.New("disk on fire")), "internal details never leak")
+	assert.Nil(t, sharevat.ParseError("something else"))
+}
+
+func TestLimitsValidate(t *testing.T) {
+	require.NoError(t, sharevat.DefaultLimits().Validate())
+	for name, mut := range map[string]func(*sharevat.Limits){
+		"zero body":      func(l *sharevat.Limits) { l.MaxBodyBytes = 0 },
+		"negative ops":   func(l *sharevat.Limits) { l.MaxOpsPerBatch = -1 },
+		"absurd batch":   func(l *sharevat.Limits) { l.MaxBatchBytes = 1 << 40 },
+		"body > batch":   func(l *sharevat.Limits) { l.MaxBodyBytes, l.MaxBatchBytes = 2<<20, 1<<20 },
+		"absurd op id":   func(l *sharevat.Limits) { l.MaxOpIDLen = 1 << 20 },
+		"zero deps list": func(l *sharevat.Limits) { l.MaxDependsOn = 0 },
+	} {
+		l := sharevat.DefaultLimits()
+		mut(&l)
+		assert.True(t, errors.Is(l.Validate(), sharevat.ErrInvalid), name)
+	}
+}
+
+func TestOpDigestSeparatesContent(t *testing.T) {
+	base := sharevat.Op{OpID: "a", Kind: "message", Key: "k", Body: []byte(`{}`)}
+	d := sharevat.OpDigest(&base)
+	same := base
+	same.OpID, same.Seq, same.DependsOn = "b", 7, []string{"x"}
+	assert.Equal(t, d, sharevat.OpDigest(&same), "ids, seq and preconditions are not content")
+	for name, mut := range map[string]func(*sharevat.Op){
+		"kind":   func(o *sharevat.Op) { o.Kind = "part" },
+		"key":    func(o *sharevat.Op) { o.Key = "k2" },
+		"body":   func(o *sharevat.Op) { o.Body = []byte(`{"a":1}`) },
+		"delete": func(o *sharevat.Op) { o.Delete = true },
+		"shift":  func(o *sharevat.Op) { o.Kind, o.Key = "messag", "ek" },
+	} {
+		o := base
+		mut(&o)
+		assert.NotEqual(t, d, sharevat.OpDigest(&o), name)
+	}
+}
+
+func TestMetaPatchApply(t *testing.T) {
+	title := "t"
+	m, err := sharevat.MetaPatch{Title: &title, Status: sharevat.StatusBusy}.Apply(sharevat.Meta{Version: "v"}, testNow)
+	require.NoError(t, err)
+	assert.Equal(t, sharevat.Meta{Title: "t", Version: "v", Status: sharevat.StatusBusy, UpdatedAt: testNow}, m)
+	_, err = sharevat.MetaPatch{Status: 9}.Apply(m, testNow)
+	assert.True(t, errors.Is(err, sharevat.ErrInvalid))
+}
+
+var testNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
