@@ -40,7 +40,7 @@ func (l Limits) Validate() error {
 		{"max ops per batch", l.MaxOpsPerBatch, 100_000},
 		{"max batch bytes", l.MaxBatchBytes, HardMaxBatchBytes},
 		{"max op id length", l.MaxOpIDLen, 4096},
-		{"max key length", l.MaxKeyLen, 64 << 10},
+		{"max key length", l.MaxKeyLen, 16 << 10}, // bbolt keys are at most 32 KiB
 		{"max depends on", l.MaxDependsOn, 10_000},
 	} {
 		if f.v < 1 || f.v > f.upper {

@@ -8,7 +8,9 @@ import (
 // Store is everything the vat needs from storage. Implementations must be
 // safe for concurrent use and must make every write durable before it
 // returns. The bbolt implementation lives in store/bolt; the contract
-// suite every implementation must pass lives in store/storetest.
+// suite every implementation must pass lives in store/storetest. Share
+// and Shares return deleted shares; every other method treats a deleted
+// share as ENotFound.
 type Store interface {
 	ShareStore
 	GrantStore
@@ -20,8 +22,9 @@ type Store interface {
 // ShareStore keeps shares.
 type ShareStore interface {
 	// CreateShare stores s and its owner grant atomically.
-	// Errors: EConflict if the share or grant id exists; EInvalid if
-	// owner.ShareID != s.ID.
+	// s.Head is ignored and s.OwnerRoot is set to owner.ID.
+	// Errors: EConflict if the share or grant id exists; EInvalid if an id
+	// is empty, owner.ShareID != s.ID, or owner.Epoch != s.Epoch.
 	CreateShare(ctx context.Context, s Share, owner Grant) error
 	// Share returns one share. Errors: ENotFound.
 	Share(ctx context.Context, id ShareID) (Share, error)
@@ -33,25 +36,27 @@ type ShareStore interface {
 	// BumpEpoch increments the share's epoch and stores owner (minted at
 	// the new epoch, with the new epoch in owner.Epoch) as its new owner
 	// grant, atomically. Errors: ENotFound; EConflict if owner.Epoch is
-	// not the current epoch + 1.
+	// not the current epoch + 1; EInvalid if owner.ShareID != id or
+	// owner.ID is empty.
 	BumpEpoch(ctx context.Context, id ShareID, owner Grant) (Share, error)
 }
 
 // GrantStore keeps grants (the vault).
 type GrantStore interface {
 	// CreateGrant stores a new grant. Errors: EConflict if the id exists;
-	// ENotFound if its share does not exist.
+	// ENotFound if its share does not exist; EInvalid if the id is empty.
 	CreateGrant(ctx context.Context, g Grant) error
 	// Grant returns one grant. Errors: ENotFound.
 	Grant(ctx context.Context, id GrantID) (Grant, error)
 	// Grants lists a share's grants (admin grants for the empty id),
-	// ordered by creation time.
+	// ordered by creation time, then id. An unknown share has no grants.
 	Grants(ctx context.Context, share ShareID) ([]Grant, error)
 	// RevokeGrants marks the given grants revoked at the given time,
 	// atomically; already revoked grants keep their first revocation time.
 	// Errors: ENotFound if any id is unknown (then nothing changes).
 	RevokeGrants(ctx context.Context, ids []GrantID, at time.Time) error
-	// TouchGrants records last-used times; unknown ids are ignored.
+	// TouchGrants records last-used times; unknown ids, and times earlier
+	// than the stored one, are ignored.
 	TouchGrants(ctx context.Context, used map[GrantID]time.Time) error
 }
 
@@ -59,8 +64,10 @@ type GrantStore interface {
 // materialized state.
 type LogStore interface {
 	// Append applies one batch with ApplyBatch in one transaction and
-	// returns only after it is durable. Errors: ENotFound if the share
-	// does not exist or is deleted.
+	// returns only after it is durable. Concurrent calls may be committed
+	// together (group commit), each acknowledged after the shared commit.
+	// Errors: ENotFound if the share does not exist or is deleted;
+	// EInvalid if Batch is nil or Limits fail Validate.
 	Append(ctx context.Context, req AppendRequest) (Ack, error)
 	// Read returns up to limit entries with cursor > after, in cursor
 	// order, and the share's head. Errors: ENotFound; EInvalid for
@@ -84,6 +91,7 @@ type AuditStore interface {
 	// Audit appends records durably; the store assigns Seq.
 	Audit(ctx context.Context, recs ...AuditRecord) error
 	// AuditLog returns up to limit records with Seq > after, oldest first;
-	// with share non-empty, only that share's records.
+	// with share non-empty, only that share's records. Errors: EInvalid
+	// for limit < 1.
 	AuditLog(ctx context.Context, share ShareID, after uint64, limit int) ([]AuditRecord, error)
 }

@@ -1,0 +1,107 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"sharevat"
+	"sharevat/rpc"
+	"sharevat/schema"
+	"sharevat/wire"
+)
+
+// Options tunes a connection; the zero value is fine.
+type Options = rpc.DialOptions
+
+// Conn is one connection to a vat. Its capabilities die with it.
+type Conn struct {
+	rc    *rpc.Conn
+	vault schema.Vault
+}
+
+// Dial connects to the vat at url (ws:// or wss://, path /rpc) and
+// resolves its Vault.
+func Dial(ctx context.Context, url string, opts *Options) (*Conn, error) {
+	rc, err := rpc.Dial(ctx, url, opts)
+	if err != nil {
+		return nil, sharevat.Errorf(sharevat.EUnavailable, "%v", err)
+	}
+	boot, err := rc.BootstrapResolved(ctx)
+	if err != nil {
+		rc.Close()
+		return nil, sharevat.Errorf(sharevat.EUnavailable, "bootstrap %s: %v", url, err)
+	}
+	return &Conn{rc: rc, vault: schema.Vault(boot)}, nil
+}
+
+// Close releases every capability and closes the connection.
+func (c *Conn) Close() error {
+	c.vault.Release()
+	return c.rc.Close()
+}
+
+// Done is closed when the connection ends.
+func (c *Conn) Done() <-chan struct{} { return c.rc.Done() }
+
+// Restore redeems a share token. Every failure to redeem is
+// sharevat.ErrUnauthorized, whatever its cause.
+func (c *Conn) Restore(ctx context.Context, token string) (*Share, error) {
+	for attempt := 0; ; attempt++ {
+		s, err := c.restore(ctx, token)
+		if !isNullClient(err) || attempt == 2 {
+			return s, err
+		}
+	}
+}
+
+func (c *Conn) restore(ctx context.Context, token string) (*Share, error) {
+	fut, release := c.vault.Restore(ctx, func(p schema.Vault_restore_Params) error { return p.SetToken(token) })
+	defer release()
+	res, err := fut.Struct()
+	if err != nil {
+		return nil, fromWire(err)
+	}
+	s := &Share{cap: res.Share().AddRef()}
+	if err := readAccessInfo(res.Access, res.Info, &s.Access, &s.Info); err != nil {
+		s.Release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Admin redeems the server's admin token.
+func (c *Conn) Admin(ctx context.Context, token string) (*Admin, error) {
+	fut, release := c.vault.RestoreAdmin(ctx, func(p schema.Vault_restoreAdmin_Params) error { return p.SetToken(token) })
+	defer release()
+	if _, err := fut.Struct(); err != nil {
+		return nil, fromWire(err)
+	}
+	return &Admin{cap: fut.Admin().AddRef()}, nil
+}
+
+// OpenAdmin asks an --open server for a create-only Admin.
+func (c *Conn) OpenAdmin(ctx context.Context) (*Admin, error) {
+	fut, release := c.vault.OpenAdmin(ctx, nil)
+	defer release()
+	if _, err := fut.Struct(); err != nil {
+		return nil, fromWire(err)
+	}
+	return &Admin{cap: fut.Admin().AddRef()}, nil
+}
+
+// readAccessInfo decodes the (access, info) result pair.
+func readAccessInfo(acc func() (schema.Access, error), info func() (schema.ShareInfo, error),
+	a *sharevat.Access, s *sharevat.Share) error {
+	src, err := acc()
+	if err == nil {
+		*a, err = wire.ReadAccess(src)
+	}
+	if err != nil {
+		return fmt.Errorf("access: %w", err)
+	}
+	si, err := info()
+	if err == nil {
+		*s, err = wire.ReadShareInfo(si)
+	}
+	return err
+}

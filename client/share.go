@@ -1,0 +1,153 @@
+package client
+
+import (
+	"context"
+
+	"sharevat"
+	"sharevat/schema"
+	"sharevat/wire"
+)
+
+// Admin is the server admin capability.
+type Admin struct{ cap schema.Admin }
+
+// Release drops the capability.
+func (a *Admin) Release() { a.cap.Release() }
+
+// CreateShare creates a share and returns it with its owner token (shown
+// once: keep it).
+func (a *Admin) CreateShare(ctx context.Context, meta sharevat.MetaPatch) (*Share, sharevat.Minted, error) {
+	fut, release := a.cap.CreateShare(ctx, func(p schema.Admin_createShare_Params) error {
+		m, err := p.NewMeta()
+		if err != nil {
+			return err
+		}
+		return wire.SetMetaPatch(m, meta)
+	})
+	defer release()
+	res, err := fut.Struct()
+	if err != nil {
+		return nil, sharevat.Minted{}, fromWire(err)
+	}
+	return readCreated(res)
+}
+
+func readCreated(res schema.Admin_createShare_Results) (*Share, sharevat.Minted, error) {
+	src, err := res.Owner()
+	if err != nil {
+		return nil, sharevat.Minted{}, err
+	}
+	m, err := wire.ReadMinted(src)
+	if err != nil {
+		return nil, m, err
+	}
+	s := &Share{cap: res.Share().AddRef(), Access: sharevat.Access{GrantID: m.GrantID, Scope: m.Scope, Epoch: 1, ExpiresAt: m.ExpiresAt}}
+	info, err := res.Info()
+	if err == nil {
+		s.Info, err = wire.ReadShareInfo(info)
+		s.Access.Epoch = s.Info.Epoch
+	}
+	if err != nil {
+		s.Release()
+		return nil, m, err
+	}
+	return s, m, nil
+}
+
+// List lists every share on the server.
+func (a *Admin) List(ctx context.Context) ([]sharevat.Share, error) {
+	fut, release := a.cap.List(ctx, nil)
+	defer release()
+	res, err := fut.Struct()
+	if err != nil {
+		return nil, fromWire(err)
+	}
+	l, err := res.Shares()
+	if err != nil {
+		return nil, err
+	}
+	return wire.ReadShareInfos(l)
+}
+
+// Share is a live capability on one share, narrowed to its grant's scope.
+// Access and Info are as of when it was obtained.
+type Share struct {
+	cap    schema.Share
+	Access sharevat.Access
+	Info   sharevat.Share
+}
+
+// Release drops the capability.
+func (s *Share) Release() { s.cap.Release() }
+
+// Fetch asks for the share's current info and the caller's access, and
+// refreshes s.Info and s.Access.
+func (s *Share) Fetch(ctx context.Context) (sharevat.Share, sharevat.Access, error) {
+	fut, release := s.cap.Info(ctx, nil)
+	defer release()
+	res, err := fut.Struct()
+	if err != nil {
+		return sharevat.Share{}, sharevat.Access{}, fromWire(err)
+	}
+	if err := readAccessInfo(res.Access, res.Info, &s.Access, &s.Info); err != nil {
+		return sharevat.Share{}, sharevat.Access{}, err
+	}
+	return s.Info, s.Access, nil
+}
+
+// Update patches the share's metadata (needs admin).
+func (s *Share) Update(ctx context.Context, patch sharevat.MetaPatch) (sharevat.Share, error) {
+	fut, release := s.cap.Update(ctx, func(p schema.Share_update_Params) error {
+		m, err := p.NewMeta()
+		if err != nil {
+			return err
+		}
+		return wire.SetMetaPatch(m, patch)
+	})
+	defer release()
+	res, err := fut.Struct()
+	if err != nil {
+		return sharevat.Share{}, fromWire(err)
+	}
+	info, err := res.Info()
+	if err != nil {
+		return sharevat.Share{}, err
+	}
+	return wire.ReadShareInfo(info)
+}
+
+// Appender returns the share's Appender (needs append).
+func (s *Share) Appender(ctx context.Context) (*Appender, error) {
+	fut, release := s.cap.Appender(ctx, nil)
+	defer release()
+	if _, err := fut.Struct(); err != nil {
+		return nil, fromWire(err)
+	}
+	return &Appender{cap: fut.Appender().AddRef()}, nil
+}
+
+// Reader returns the share's Reader (needs read).
+func (s *Share) Reader(ctx context.Context) (*Reader, error) {
+	fut, release := s.cap.Reader(ctx, nil)
+	defer release()
+	if _, err := fut.Struct(); err != nil {
+		return nil, fromWire(err)
+	}
+	return &Reader{cap: fut.Reader().AddRef()}, nil
+}
+
+// Grants returns the share's delegation tree ("who has access"), never
+// secrets.
+func (s *Share) Grants(ctx context.Context) ([]sharevat.Grant, error) {
+	fut, release := s.cap.Grants(ctx, nil)
+	defer release()
+	res, err := fut.Struct()
+	if err != nil {
+		return nil, fromWire(err)
+	}
+	l, err := res.Grants()
+	if err != nil {
+		return nil, err
+	}
+	return wire.ReadGrantInfos(l)
+}

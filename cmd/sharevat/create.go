@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"sharevat"
+	"sharevat/client"
+)
+
+func runCreate(ctx context.Context, env *Env, args []string) error {
+	var cf clientFlags
+	var title, project, dir, version string
+	fs := flag.NewFlagSet("create", flag.ContinueOnError)
+	cf.register(fs)
+	fs.StringVar(&title, "title", "", "session title")
+	fs.StringVar(&project, "project", "", "project id")
+	fs.StringVar(&dir, "directory", "", "working directory of the session")
+	fs.StringVar(&version, "version", "", "version of the tool that owns the session")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: sharevat create [--title T] --token-file <data>/admin.token\n\nCreates a share and prints its owner token (shown once: keep it).")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	cf.resolve(env)
+	ctx, cancel := withTimeout(ctx, cf.timeout)
+	defer cancel()
+	patch := sharevat.MetaPatch{Title: &title, ProjectID: &project, Directory: &dir, Version: &version}
+	return create(ctx, env, &cf, patch)
+}
+
+func create(ctx context.Context, env *Env, cf *clientFlags, patch sharevat.MetaPatch) error {
+	conn, err := cf.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	admin, err := adminFor(ctx, conn, cf)
+	if err != nil {
+		return denied(err)
+	}
+	defer admin.Release()
+	sh, m, err := admin.CreateShare(ctx, patch)
+	if err != nil {
+		return err
+	}
+	defer sh.Release()
+	if cf.json {
+		return writeJSON(env.Stdout, map[string]any{
+			"share_id": sh.Info.ID, "grant_id": m.GrantID, "scope": m.Scope.String(), "token": m.Token,
+		})
+	}
+	fmt.Fprintf(env.Stderr, "created share %s; its owner token (shown once, keep it secret):\n", sh.Info.ID)
+	_, err = fmt.Fprintln(env.Stdout, m.Token)
+	return err
+}
+
+// adminFor redeems the admin token, or asks an --open server when no
+// token is given.
+func adminFor(ctx context.Context, conn *client.Conn, cf *clientFlags) (*client.Admin, error) {
+	tok, err := cf.theToken()
+	if err != nil {
+		a, openErr := conn.OpenAdmin(ctx)
+		if openErr != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+	return conn.Admin(ctx, tok)
+}

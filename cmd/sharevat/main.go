@@ -1,0 +1,25 @@
+// Command sharevat runs a sharevat vat and talks to one: serve, create,
+// append, read, snapshot. See `sharevat help` and DESIGN.md §11.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if errors.Is(err, errSilentHelp) {
+		err = nil
+	}
+	if err != nil && !errors.Is(err, errSilent) {
+		fmt.Fprintln(os.Stderr, "sharevat: "+oneLine(err.Error()))
+	}
+	os.Exit(exitCode(err))
+}

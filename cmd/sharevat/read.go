@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"sharevat"
+)
+
+func runRead(ctx context.Context, env *Env, args []string) error {
+	var cf clientFlags
+	var from uint64
+	var limit int
+	fs := flag.NewFlagSet("read", flag.ContinueOnError)
+	cf.register(fs)
+	fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
+	fs.IntVar(&limit, "limit", 0, "print at most this many ops (0: all up to the head)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: sharevat read [--from N] [--limit K]
+
+Prints ops as JSON Lines: {"cursor","op_id","batch_id","kind","key","body","delete","at"}.`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	if limit < 0 {
+		return usagef("--limit must not be negative")
+	}
+	cf.resolve(env)
+	ctx, cancel := withTimeout(ctx, cf.timeout)
+	defer cancel()
+	return readLog(ctx, env, &cf, sharevat.Cursor(from), limit)
+}
+
+func readLog(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor, limit int) error {
+	conn, sh, err := cf.restore(ctx)
+	if err != nil {
+		return denied(err)
+	}
+	defer conn.Close()
+	rd, err := sh.Reader(ctx)
+	if err != nil {
+		return err
+	}
+	printed := 0
+	_, err = rd.ReadAll(ctx, from, func(entries []sharevat.Entry) error {
+		for i := range entries {
+			if limit > 0 && printed == limit {
+				return errDone
+			}
+			if err := writeJSON(env.Stdout, toJSONEntry(&entries[i])); err != nil {
+				return err
+			}
+			printed++
+		}
+		return nil
+	})
+	if err == errDone {
+		return nil
+	}
+	return err
+}
+
+// errDone stops a paging loop early without an error.
+var errDone = fmt.Errorf("done")
+
+func runSnapshot(ctx context.Context, env *Env, args []string) error {
+	var cf clientFlags
+	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
+	cf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: sharevat snapshot
+
+Prints the materialized state as JSON: {"cursor": N, "entities": [{"kind","key","body","cursor","at"}]}.`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	cf.resolve(env)
+	ctx, cancel := withTimeout(ctx, cf.timeout)
+	defer cancel()
+	conn, sh, err := cf.restore(ctx)
+	if err != nil {
+		return denied(err)
+	}
+	defer conn.Close()
+	rd, err := sh.Reader(ctx)
+	if err != nil {
+		return err
+	}
+	ents, cur, err := rd.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]jsonEntity, len(ents))
+	for i, e := range ents {
+		out[i] = jsonEntity{Kind: e.Kind, Key: e.Key, Body: rawBody(e.Body), Cursor: uint64(e.Cursor), At: e.At.Format(time.RFC3339Nano)}
+	}
+	return writeJSON(env.Stdout, map[string]any{"cursor": cur, "entities": out})
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"capnproto.org/go/capnp/v3"
+
+	"sharevat"
+	"sharevat/rpc"
+	"sharevat/store/bolt"
+	"sharevat/sturdyref"
+	"sharevat/vat"
+)
+
+// serveFlags configure `sharevat serve`.
+type serveFlags struct {
+	listen   string
+	data     string
+	open     bool
+	origins  string
+	logLevel string
+	limits   sharevat.Limits
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	d := sharevat.DefaultLimits()
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:7420", "address to listen on (host:port; port 0 picks a free one)")
+	fs.StringVar(&f.data, "data", "./sharevat-data", "data directory (created on first start)")
+	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use)")
+	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.IntVar(&f.limits.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest op body")
+	fs.IntVar(&f.limits.MaxOpsPerBatch, "max-batch-ops", d.MaxOpsPerBatch, "most ops in one append")
+	fs.IntVar(&f.limits.MaxBatchBytes, "max-batch-bytes", d.MaxBatchBytes, "largest append, in bytes")
+	fs.IntVar(&f.limits.MaxOpIDLen, "max-op-id", d.MaxOpIDLen, "longest op id, in bytes")
+	f.limits.MaxKeyLen, f.limits.MaxDependsOn = d.MaxKeyLen, d.MaxDependsOn
+}
+
+func runServe(ctx context.Context, env *Env, args []string) error {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	f.register(fs)
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	if err := f.limits.Validate(); err != nil {
+		return usagef("%s", sharevat.ErrorMessage(err))
+	}
+	logger, err := newLogger(env, f.logLevel)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, env, &f, logger)
+}
+
+func newLogger(env *Env, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("bad --log-level %q (want debug, info, warn or error)", level)
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+// serve opens the data directory, then listens and serves until ctx ends.
+func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error {
+	if err := os.MkdirAll(f.data, 0o700); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	db, err := bolt.Open(filepath.Join(f.data, dbFile), bolt.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	v, err := openVat(ctx, f, db, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return runServer(ctx, env, ln, newHandler(v, f, log), db, log)
+}
+
+// openVat loads the pepper, builds the vat and mints the admin token on
+// first start.
+func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, log *slog.Logger) (*vat.Vat, error) {
+	pepper, err := loadOrCreatePepper(f.data)
+	if err != nil {
+		return nil, err
+	}
+	verifier, err := sturdyref.NewVerifier(pepper)
+	if err != nil {
+		return nil, err
+	}
+	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return v, ensureAdminToken(ctx, v, f.data, log)
+}
+
+// ensureAdminToken mints the admin token into <data>/admin.token when the
+// file is missing (first start, or deleted to rotate the token).
+func ensureAdminToken(ctx context.Context, v *vat.Vat, dir string, log *slog.Logger) error {
+	ok, err := adminTokenExists(dir)
+	if err != nil || ok {
+		return err
+	}
+	m, err := v.MintAdminToken(ctx)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, adminFile)
+	if err := writeSecretFile(path, []byte(m.Token+"\n")); err != nil {
+		return fmt.Errorf("admin token: %w", err)
+	}
+	log.Info("admin token written; use it with --token-file to create shares", "path", path, "grant", m.GrantID)
+	return nil
+}
+
+func newHandler(v *vat.Vat, f *serveFlags, log *slog.Logger) *rpc.Handler {
+	var origins []string
+	if f.origins != "" {
+		origins = strings.Split(f.origins, ",")
+	}
+	return rpc.NewHandler(rpc.HandlerOptions{
+		Bootstrap:      func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) },
+		ReadLimit:      int64(f.limits.MaxBatchBytes) + 1<<20,
+		AllowedOrigins: origins,
+		Logger:         log,
+	})
+}
+
+// runServer serves /rpc and /healthz on ln until ctx ends, then shuts
+// down: stop accepting, close every RPC connection, wait for them.
+func runServer(ctx context.Context, env *Env, ln net.Listener, h *rpc.Handler, db *bolt.DB, log *slog.Logger) error {
+	mux := http.NewServeMux()
+	mux.Handle("/rpc", h)
+	mux.HandleFunc("/healthz", healthz(db))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	url := "ws://" + ln.Addr().String() + "/rpc"
+	log.Info("serving", "url", url, "data", filepath.Dir(db.Path()))
+	fmt.Fprintf(env.Stderr, "sharevat: serving on %s\n", url)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	return shutdown(srv, h, errc, log)
+}
+
+func shutdown(srv *http.Server, h *rpc.Handler, errc <-chan error, log *slog.Logger) error {
+	log.Info("shutting down")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := errors.Join(srv.Shutdown(ctx), h.Close(ctx))
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}
+
+// healthz answers 200 "ok" while the store answers a (cheap) lookup.
+func healthz(db *bolt.DB) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, err := db.Share(r.Context(), "healthz"); err != nil && sharevat.ErrorCode(err) != sharevat.ENotFound {
+			http.Error(w, "store unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	}
+}

@@ -1,0 +1,323 @@
+package rpc
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	capnp "capnproto.org/go/capnp/v3"
+	"capnproto.org/go/capnp/v3/rpc/transport"
+	"github.com/gorilla/websocket"
+)
+
+// maxSegments is the largest segment count accepted in one message: the
+// limit of go-capnp's stream decoder and of the C++ implementation.
+const maxSegments = 512
+
+// minTraverseLimit is go-capnp's default traversal limit per message.
+const minTraverseLimit = 64 << 20
+
+var (
+	// ErrClosed is returned by Encode and Decode once the Codec has sent
+	// its close frame or been closed.
+	ErrClosed = errors.New("sharevat: connection closed")
+
+	errTooLarge    = errors.New("sharevat: message over the read limit")
+	errWriteBusy   = errors.New("sharevat: write timed out waiting for the connection")
+	errFrameLength = errors.New("sharevat: frame length does not match the segment table")
+)
+
+var _ transport.Codec = (*Codec)(nil)
+
+// Codec carries Cap'n Proto messages over a WebSocket connection, one
+// message per binary WebSocket message, and keeps the connection alive with
+// pings. It implements go-capnp's transport.Codec; wrap it with
+// transport.New to get a Transport for rpc.NewConn.
+//
+// Encode, Decode and Close may be called from different goroutines; Decode
+// must not be called concurrently with itself (go-capnp never does).
+type Codec struct {
+	ws   *websocket.Conn
+	opts CodecOptions
+
+	wsem chan struct{} // write lock for data and control frames; a channel so waits can time out
+	rmu  sync.Mutex    // read lock: Decode and the close handshake drain
+
+	mu        sync.Mutex // guards the fields below; never held across I/O that can block
+	closing   bool       // Close has started: no deadline extension, no new reads
+	closeSent bool       // our close frame is out (or can no longer be sent)
+	received  *CloseError
+	peerInit  bool  // the peer sent its close frame before we sent ours
+	end       error // why the connection ended, first cause wins
+
+	stop      chan struct{} // closed by Close: stops the pinger
+	dead      chan struct{} // closed once the socket is closed
+	killOnce  sync.Once
+	closeOnce sync.Once
+	wg        sync.WaitGroup // the pinger
+}
+
+// NewCodec takes over ws: it installs ws's close, ping and pong handlers,
+// sets its read deadline and starts the keepalive goroutine, which Close
+// stops and waits for.
+func NewCodec(ws *websocket.Conn, opts CodecOptions) *Codec {
+	c := &Codec{
+		ws:   ws,
+		opts: opts.withDefaults(),
+		wsem: make(chan struct{}, 1),
+		stop: make(chan struct{}),
+		dead: make(chan struct{}),
+	}
+	ws.SetCloseHandler(c.onClose)
+	ws.SetPingHandler(c.onPing)
+	ws.SetPongHandler(c.onPong)
+	_ = ws.SetReadDeadline(time.Time{}) // drop what net/http may have set before the hijack
+	c.extendReadDeadline()
+	if c.opts.PingInterval > 0 {
+		c.wg.Add(1)
+		go c.keepalive()
+	}
+	return c
+}
+
+// Encode sends m as one binary WebSocket message.
+func (c *Codec) Encode(m *capnp.Message) (err error) {
+	defer c.recoverPanic("encode", &err)
+	b, err := m.Marshal()
+	if err != nil {
+		return fmt.Errorf("sharevat: encode: %w", err)
+	}
+	if !c.lockWrite(c.opts.WriteTimeout) {
+		return c.writeUnavailable()
+	}
+	defer c.unlockWrite()
+	if c.isCloseSent() {
+		return ErrClosed
+	}
+	_ = c.ws.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
+	if err := c.ws.WriteMessage(websocket.BinaryMessage, b); err != nil {
+		return c.fail(fmt.Errorf("sharevat: write: %w", err))
+	}
+	return nil
+}
+
+// Decode reads the next WebSocket message and parses it as exactly one
+// Cap'n Proto message. On a protocol violation it sends the matching close
+// frame and returns an error; go-capnp then shuts the connection down.
+func (c *Codec) Decode() (m *capnp.Message, err error) {
+	defer c.recoverPanic("decode", &err)
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.isClosing() {
+		return nil, ErrClosed
+	}
+	typ, data, err := c.readMessage()
+	switch {
+	case err != nil:
+		return nil, c.readFailed(err)
+	case typ != websocket.BinaryMessage:
+		return nil, c.reject(websocket.CloseUnsupportedData, reasonTextFrame)
+	}
+	if m, err = parseMessage(data, c.opts.ReadLimit); err != nil {
+		return nil, c.reject(websocket.CloseInvalidFramePayloadData, reasonMalformed)
+	}
+	return m, nil
+}
+
+// readMessage reads one data message, at most ReadLimit bytes of it. The
+// limit is ours, not gorilla's SetReadLimit, because gorilla answers an
+// oversized frame with its own close frame that carries no reason.
+func (c *Codec) readMessage() (int, []byte, error) {
+	typ, r, err := c.ws.NextReader()
+	if err != nil {
+		return 0, nil, err
+	}
+	c.extendReadDeadline()
+	if typ != websocket.BinaryMessage {
+		return typ, nil, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(r, c.opts.ReadLimit+1))
+	if err == nil && int64(len(data)) > c.opts.ReadLimit {
+		err = errTooLarge
+	}
+	return typ, data, err
+}
+
+// readFailed classifies a read error, sends a close frame where one is
+// due, and returns the error Decode reports.
+func (c *Codec) readFailed(err error) error {
+	var ce *websocket.CloseError
+	switch {
+	case errors.Is(err, errTooLarge):
+		return c.reject(websocket.CloseMessageTooBig, reasonTooLarge(c.opts.ReadLimit))
+	case errors.As(err, &ce) && c.PeerClose() != nil:
+		return fmt.Errorf("sharevat: peer closed the connection: %w", &CloseError{Code: ce.Code, Reason: ce.Text})
+	case errors.As(err, &ce), c.isClosing():
+		return ErrClosed
+	case isTimeout(err):
+		return c.reject(websocket.CloseGoingAway, reasonKeepalive(c.opts.PongTimeout))
+	default:
+		return c.fail(fmt.Errorf("sharevat: read: %w", err))
+	}
+}
+
+// parseMessage accepts data only if it is exactly one unpacked Cap'n Proto
+// message (segment table plus segments, nothing after) with a readable
+// root pointer.
+func parseMessage(data []byte, readLimit int64) (*capnp.Message, error) {
+	if err := checkFraming(data); err != nil {
+		return nil, err
+	}
+	m, err := capnp.Unmarshal(data)
+	if err != nil {
+		return nil, err
+	}
+	m.TraverseLimit = uint64(max(4*readLimit, minTraverseLimit))
+	if root, err := m.Root(); err != nil || !root.IsValid() {
+		m.Release()
+		return nil, errors.Join(errors.New("sharevat: no valid root pointer"), err)
+	}
+	return m, nil
+}
+
+// checkFraming verifies the segment table: segment count within
+// maxSegments and header plus segment sizes equal to len(data).
+func checkFraming(data []byte) error {
+	if len(data) < 8 {
+		return errFrameLength
+	}
+	n := uint64(binary.LittleEndian.Uint32(data)) + 1
+	if n > maxSegments {
+		return fmt.Errorf("sharevat: %d segments (max %d)", n, maxSegments)
+	}
+	total := (4 + 4*n + 7) &^ 7 // header, padded to a word
+	if uint64(len(data)) < total {
+		return errFrameLength
+	}
+	for i := range n {
+		total += 8 * uint64(binary.LittleEndian.Uint32(data[4+4*i:]))
+	}
+	if total != uint64(len(data)) {
+		return errFrameLength
+	}
+	return nil
+}
+
+// Close sends a normal close frame (unless a close frame already went
+// out), waits up to closeGrace for the peer's close frame, closes the
+// socket and stops the keepalive goroutine. It is idempotent; concurrent
+// callers return when the first call has finished.
+func (c *Codec) Close() error {
+	c.closeOnce.Do(c.shutdown)
+	return nil
+}
+
+// CloseWith is Close with the given close code and reason (at most 123
+// bytes), unless a close frame has already been sent.
+func (c *Codec) CloseWith(code int, reason string) error {
+	_ = c.reject(code, reason)
+	return c.Close()
+}
+
+func (c *Codec) shutdown() {
+	c.beginClosing()
+	close(c.stop)
+	c.sendClose(websocket.CloseNormalClosure, "")
+	c.awaitPeerClose()
+	c.kill()
+	c.wg.Wait()
+}
+
+// beginClosing marks the codec closing and bounds the remaining reads by
+// closeGrace, under c.mu so extendReadDeadline cannot undo it.
+func (c *Codec) beginClosing() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closing = true
+	_ = c.ws.SetReadDeadline(time.Now().Add(closeGrace))
+}
+
+// awaitPeerClose reads (and drops) frames until the peer's close frame
+// arrives, the read deadline passes or the socket fails. Reading instead
+// of closing at once lets the peer's close frame and any data it still
+// sends arrive, so the peer sees our close reason instead of a TCP reset.
+func (c *Codec) awaitPeerClose() {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	for !c.hasReceivedClose() {
+		if _, _, err := c.ws.NextReader(); err != nil {
+			return
+		}
+	}
+}
+
+func (c *Codec) extendReadDeadline() {
+	if c.opts.PongTimeout < 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closing {
+		_ = c.ws.SetReadDeadline(time.Now().Add(c.opts.PongTimeout))
+	}
+}
+
+// lockWrite takes the write lock, giving up after d or when the socket dies.
+func (c *Codec) lockWrite(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case c.wsem <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-c.dead:
+		return false
+	}
+}
+
+func (c *Codec) unlockWrite() { <-c.wsem }
+
+func (c *Codec) writeUnavailable() error {
+	if c.isDead() {
+		return ErrClosed
+	}
+	return errWriteBusy
+}
+
+func (c *Codec) writeControl(typ int, data []byte, wait time.Duration) error {
+	if !c.lockWrite(wait) {
+		return c.writeUnavailable()
+	}
+	defer c.unlockWrite()
+	return c.ws.WriteControl(typ, data, time.Now().Add(c.opts.WriteTimeout))
+}
+
+// kill closes the socket without a handshake; every blocked read and write
+// returns.
+func (c *Codec) kill() {
+	c.killOnce.Do(func() {
+		c.mu.Lock()
+		c.closeSent = true
+		c.mu.Unlock()
+		close(c.dead)
+		_ = c.ws.Close()
+	})
+}
+
+func (c *Codec) isDead() bool {
+	select {
+	case <-c.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
+}

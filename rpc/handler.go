@@ -1,0 +1,189 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	capnp "capnproto.org/go/capnp/v3"
+	"github.com/gorilla/websocket"
+)
+
+// HandlerOptions configures a Handler. Zero fields take their defaults.
+type HandlerOptions struct {
+	// Bootstrap returns the bootstrap capability for a new connection; the
+	// connection owns (and releases) it. Nil: the connection offers none.
+	Bootstrap func(peer Peer) capnp.Client
+
+	ReadLimit int64 // max bytes per frame; default 16 MiB
+
+	// AllowedOrigins: when a request carries an Origin header, it must
+	// equal one of these exactly (scheme://host[:port], compared without
+	// regard to ASCII case); "*" allows all. Empty: only origins whose
+	// host equals the request's Host.
+	AllowedOrigins []string
+
+	PingInterval time.Duration // default 30s; negative disables pings
+	PongTimeout  time.Duration // default 60s; negative disables the deadline
+	WriteTimeout time.Duration // default 30s
+
+	Logger   *slog.Logger // nil: discard. Frame contents are never logged.
+	MaxConns int          // 0: unlimited; beyond it, HTTP 503 before upgrading
+}
+
+// Peer describes the remote end of a new connection.
+type Peer struct {
+	RemoteAddr string
+	Origin     string
+	UserAgent  string
+}
+
+// Handler serves Cap'n Proto RPC over WebSocket. Mount it on a net/http
+// server (e.g. at /rpc). Each accepted connection gets its own go-capnp
+// rpc.Conn; Close shuts them all down, which http.Server.Shutdown does not
+// do for hijacked connections.
+type Handler struct {
+	opts     HandlerOptions
+	log      *slog.Logger
+	upgrader websocket.Upgrader
+
+	mu     sync.Mutex
+	closed bool
+	conns  map[*serverConn]struct{}
+}
+
+var _ http.Handler = (*Handler)(nil)
+
+// NewHandler returns a Handler ready to serve.
+func NewHandler(opts HandlerOptions) *Handler {
+	h := &Handler{
+		opts:  opts,
+		log:   orDiscard(opts.Logger),
+		conns: make(map[*serverConn]struct{}),
+	}
+	h.upgrader = websocket.Upgrader{
+		CheckOrigin:     func(*http.Request) bool { return true }, // checked in ServeHTTP
+		Error:           upgradeError,
+		WriteBufferPool: &sync.Pool{},
+	}
+	return h
+}
+
+const msgNotWebSocket = "sharevat: this endpoint speaks Cap'n Proto RPC over WebSocket " +
+	"(one message per binary frame); connect with a WebSocket client\n"
+
+// ServeHTTP upgrades the request to a WebSocket and serves RPC on it until
+// the connection ends.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !websocket.IsWebSocketUpgrade(r) {
+		w.Header().Set("Upgrade", "websocket")
+		w.Header().Set("Connection", "Upgrade")
+		http.Error(w, msgNotWebSocket, http.StatusUpgradeRequired)
+		return
+	}
+	peer := peerOf(r)
+	if !h.originAllowed(r) {
+		h.log.Info("sharevat/rpc: origin refused", "remote", peer.RemoteAddr, "origin", peer.Origin)
+		http.Error(w, "sharevat: origin not allowed", http.StatusForbidden)
+		return
+	}
+	sc, refusal := h.reserve(peer)
+	if sc == nil {
+		http.Error(w, refusal, http.StatusServiceUnavailable)
+		return
+	}
+	defer h.release(sc)
+	ws, err := h.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		h.log.Debug("sharevat/rpc: upgrade failed", "remote", peer.RemoteAddr, "err", err)
+		return
+	}
+	h.serve(sc, ws)
+}
+
+// Close refuses new connections (HTTP 503), closes every live connection
+// with close code 1001 "server shutting down", and waits until each has
+// finished or ctx is done.
+func (h *Handler) Close(ctx context.Context) error {
+	h.mu.Lock()
+	h.closed = true
+	conns := make([]*serverConn, 0, len(h.conns))
+	for sc := range h.conns {
+		conns = append(conns, sc)
+	}
+	h.mu.Unlock()
+	for _, sc := range conns {
+		sc.kick()
+	}
+	for _, sc := range conns {
+		select {
+		case <-sc.done:
+		case <-ctx.Done():
+			return fmt.Errorf("sharevat/rpc: close: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+// Conns returns the number of live connections (including ones being
+// upgraded).
+func (h *Handler) Conns() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.conns)
+}
+
+// reserve admits one more connection, or returns why not.
+func (h *Handler) reserve(peer Peer) (*serverConn, string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.closed:
+		return nil, "sharevat: server shutting down"
+	case h.opts.MaxConns > 0 && len(h.conns) >= h.opts.MaxConns:
+		return nil, "sharevat: too many connections, try again later"
+	}
+	sc := newServerConn(peer)
+	h.conns[sc] = struct{}{}
+	return sc, ""
+}
+
+func (h *Handler) release(sc *serverConn) {
+	h.mu.Lock()
+	delete(h.conns, sc)
+	h.mu.Unlock()
+	close(sc.done)
+}
+
+// originAllowed applies AllowedOrigins; a request without Origin (a
+// non-browser client) is always allowed.
+func (h *Handler) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	if len(h.opts.AllowedOrigins) == 0 {
+		u, err := url.Parse(origin)
+		return err == nil && strings.EqualFold(u.Host, r.Host)
+	}
+	for _, allowed := range h.opts.AllowedOrigins {
+		if allowed == "*" || strings.EqualFold(allowed, origin) {
+			return true
+		}
+	}
+	return false
+}
+
+func peerOf(r *http.Request) Peer {
+	return Peer{RemoteAddr: r.RemoteAddr, Origin: r.Header.Get("Origin"), UserAgent: r.UserAgent()}
+}
+
+func upgradeError(w http.ResponseWriter, _ *http.Request, status int, reason error) {
+	w.Header().Set("Sec-Websocket-Version", "13")
+	http.Error(w, "sharevat: WebSocket upgrade failed: "+reason.Error(), status)
+}

@@ -1,0 +1,131 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	capnp "capnproto.org/go/capnp/v3"
+	capnprpc "capnproto.org/go/capnp/v3/rpc"
+	"capnproto.org/go/capnp/v3/rpc/transport"
+	"github.com/gorilla/websocket"
+)
+
+// serverConn is one tracked connection of a Handler.
+type serverConn struct {
+	peer     Peer
+	stop     chan struct{} // closed by kick: the Handler is shutting down
+	stopOnce sync.Once
+	done     chan struct{} // closed when ServeHTTP is finished with it
+}
+
+func newServerConn(peer Peer) *serverConn {
+	return &serverConn{peer: peer, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (sc *serverConn) kick() { sc.stopOnce.Do(func() { close(sc.stop) }) }
+
+func (sc *serverConn) stopping() bool {
+	select {
+	case <-sc.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// serve runs RPC on ws until the connection ends or the Handler closes it.
+func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
+	log := h.log.With("remote", sc.peer.RemoteAddr)
+	codec := NewCodec(ws, CodecOptions{
+		ReadLimit:    h.opts.ReadLimit,
+		PingInterval: h.opts.PingInterval,
+		PongTimeout:  h.opts.PongTimeout,
+		WriteTimeout: h.opts.WriteTimeout,
+		Logger:       log,
+	})
+	log.Info("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent)
+	defer func() { log.Info("sharevat/rpc: connection closed", "reason", endReason(codec)) }()
+	defer recoverConn(log, codec)
+	boot, err := h.bootstrap(sc.peer)
+	if err != nil {
+		log.Error("sharevat/rpc: bootstrap failed", "err", err)
+		_ = codec.CloseWith(websocket.CloseInternalServerErr, reasonInternal)
+		return
+	}
+	conn := capnprpc.NewConn(transport.New(codec), &capnprpc.Options{
+		BootstrapClient: boot,
+		Logger:          newRPCLogger(log, codec, sc.stopping),
+	})
+	select {
+	case <-conn.Done():
+	case <-sc.stop:
+		_ = codec.CloseWith(websocket.CloseGoingAway, reasonShutdown)
+		<-conn.Done()
+	}
+	_ = codec.Close() // already closed by go-capnp; makes sure the pinger is gone
+}
+
+// recoverConn turns a panic while serving into a log entry and a 1011
+// close of this connection only.
+func recoverConn(log *slog.Logger, codec *Codec) {
+	if v := recover(); v != nil {
+		log.Error("sharevat/rpc: recovered panic, closing the connection", "panic", v, "stack", string(debug.Stack()))
+		_ = codec.CloseWith(websocket.CloseInternalServerErr, reasonInternal)
+	}
+}
+
+// bootstrap calls the application's Bootstrap, turning a panic into an
+// error so that only this connection is closed.
+func (h *Handler) bootstrap(peer Peer) (c capnp.Client, err error) {
+	if h.opts.Bootstrap == nil {
+		return capnp.Client{}, nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic in Bootstrap: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return h.opts.Bootstrap(peer), nil
+}
+
+// endReason describes how a connection ended, for the log.
+func endReason(c *Codec) string {
+	if err := c.Err(); err != nil {
+		return err.Error()
+	}
+	return "closed normally"
+}
+
+// rpcLogger adapts slog to go-capnp's Logger. go-capnp reports the end of
+// every connection, even an orderly goodbye, at Error level; once the
+// connection is ending (quiet returns true), or for a peer's Abort or a
+// cancelled send, those go to Debug. Any other go-capnp error (always
+// caused by the peer or the network) goes to Warn.
+type rpcLogger struct {
+	log   *slog.Logger
+	quiet func() bool
+}
+
+var _ capnprpc.Logger = (*rpcLogger)(nil)
+
+func newRPCLogger(log *slog.Logger, codec *Codec, closing func() bool) *rpcLogger {
+	return &rpcLogger{log: log, quiet: func() bool {
+		return closing() || codec.isCloseSent() || codec.isClosing()
+	}}
+}
+
+func (l *rpcLogger) Debug(msg string, args ...any) { l.log.Debug(msg, args...) }
+func (l *rpcLogger) Info(msg string, args ...any)  { l.log.Info(msg, args...) }
+func (l *rpcLogger) Warn(msg string, args ...any)  { l.log.Warn(msg, args...) }
+
+func (l *rpcLogger) Error(msg string, args ...any) {
+	if l.quiet() || strings.Contains(msg, "remote abort") || strings.Contains(msg, context.Canceled.Error()) {
+		l.log.Debug(msg, args...)
+		return
+	}
+	l.log.Warn(msg, args...)
+}

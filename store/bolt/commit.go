@@ -1,0 +1,122 @@
+package bolt
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"sharevat"
+)
+
+// maxGroup bounds how many appends share one transaction.
+const maxGroup = 128
+
+// committer group-commits appends without a goroutine or a timer. The
+// first caller to find no commit running becomes the leader: it takes the
+// queued calls (itself included), commits them in one transaction, wakes
+// them, and hands leadership to the first call that queued meanwhile, or
+// gives it up. Followers only wait. mu is never held during a transaction.
+type committer struct {
+	db      *DB
+	mu      sync.Mutex
+	queue   []*appendCall
+	leading bool
+}
+
+// appendCall is one Append waiting for its group.
+type appendCall struct {
+	req  sharevat.AppendRequest
+	ack  sharevat.Ack
+	err  error
+	lead bool          // set, before wake closes, when the call must lead
+	wake chan struct{} // closed when the call is done or must lead
+}
+
+// do runs call in some group and returns when its result is set.
+func (c *committer) do(call *appendCall) {
+	c.mu.Lock()
+	c.queue = append(c.queue, call)
+	if c.leading {
+		c.mu.Unlock()
+		<-call.wake
+		if !call.lead {
+			return
+		}
+		c.mu.Lock()
+	}
+	c.leading = true
+	n := min(len(c.queue), maxGroup)
+	group := c.queue[:n:n]
+	c.queue = slices.Clone(c.queue[n:]) // drop the group's references
+	c.mu.Unlock()
+	c.db.commitGroup(group)
+	c.handOff(group, call)
+}
+
+// handOff wakes the group's followers, then passes leadership on.
+func (c *committer) handOff(group []*appendCall, leader *appendCall) {
+	for _, g := range group {
+		if g != leader {
+			close(g.wake)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.queue) == 0 {
+		c.leading, c.queue = false, nil
+		return
+	}
+	c.queue[0].lead = true
+	close(c.queue[0].wake)
+}
+
+// commitGroup applies every call of group in one transaction. If the
+// transaction fails, each call is retried alone, so that a store failure
+// in one call (or in the commit) is reported to that call only.
+func (db *DB) commitGroup(group []*appendCall) {
+	err := db.bdb.Update(func(tx *bbolt.Tx) error { return applyGroup(tx, group) })
+	if err == nil || len(group) == 1 {
+		setGroupErr(group, err)
+		return
+	}
+	for _, call := range group {
+		err := db.bdb.Update(func(tx *bbolt.Tx) error { return applyGroup(tx, []*appendCall{call}) })
+		setGroupErr([]*appendCall{call}, err)
+	}
+}
+
+// applyGroup applies each call in tx, stopping at the first store
+// failure. Domain errors (an unknown share) are the call's own result:
+// they are found before the call writes anything.
+func applyGroup(tx *bbolt.Tx, group []*appendCall) error {
+	for _, call := range group {
+		call.ack, call.err = safeApply(tx, &call.req)
+		if call.err != nil && sharevat.ErrorCode(call.err) == sharevat.EInternal {
+			return call.err
+		}
+	}
+	return nil
+}
+
+// setGroupErr records a failed transaction on every call of the group.
+func setGroupErr(group []*appendCall, err error) {
+	if err == nil {
+		return
+	}
+	for _, call := range group {
+		call.ack, call.err = sharevat.Ack{}, err
+	}
+}
+
+// safeApply is applyAppend that turns a panic into an error, so that a
+// bug cannot leave the followers of a group waiting forever.
+func safeApply(tx *bbolt.Tx, req *sharevat.AppendRequest) (ack sharevat.Ack, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic in append: %v", r)
+		}
+	}()
+	return applyAppend(tx, req)
+}

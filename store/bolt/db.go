@@ -1,0 +1,133 @@
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"sharevat"
+)
+
+// Top-level bucket names (see doc.go).
+var (
+	bucketMeta        = []byte("sharevat")
+	bucketShares      = []byte("shares")
+	bucketGrants      = []byte("grants")
+	bucketShareGrants = []byte("share_grants")
+	bucketAudit       = []byte("audit")
+	bucketAuditShare  = []byte("audit_share")
+	bucketLogs        = []byte("logs")
+	topBuckets        = [][]byte{bucketMeta, bucketShares, bucketGrants,
+		bucketShareGrants, bucketAudit, bucketAuditShare, bucketLogs}
+	keyFormat = []byte("format")
+)
+
+// DefaultLockTimeout is how long Open waits for the file lock by default.
+const DefaultLockTimeout = time.Second
+
+// Options tune Open.
+type Options struct {
+	// LockTimeout bounds the wait for the data file's lock; 0 means
+	// DefaultLockTimeout.
+	LockTimeout time.Duration
+	// NoSync skips the fsync on commit. UNSAFE: a crash or power loss can
+	// lose acknowledged writes or corrupt the file. For tests and
+	// benchmarks only; never in production.
+	NoSync bool
+}
+
+// DB is a sharevat.Store in one bbolt file.
+type DB struct {
+	path    string
+	bdb     *bbolt.DB
+	commits committer
+}
+
+var _ sharevat.Store = (*DB)(nil)
+
+// Open opens (creating if needed, with mode 0600) the data file at path.
+// If another DB holds the file, Open fails after opts.LockTimeout with
+// sharevat.EUnavailable.
+func Open(path string, opts Options) (*DB, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opts.LockTimeout, NoSync: opts.NoSync})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, sharevat.Errorf(sharevat.EUnavailable, "data file %s is in use by another sharevat process", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	if err := bdb.Update(initBuckets); err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	db := &DB{path: path, bdb: bdb}
+	db.commits.db = db
+	return db, nil
+}
+
+// initBuckets creates the top-level buckets and checks the format version.
+func initBuckets(tx *bbolt.Tx) error {
+	for _, name := range topBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	switch v := meta.Get(keyFormat); {
+	case v == nil:
+		return meta.Put(keyFormat, []byte{formatVersion})
+	case len(v) != 1 || v[0] != formatVersion:
+		return fmt.Errorf("unsupported data format %v (this build reads version %d)", v, formatVersion)
+	}
+	return nil
+}
+
+// Path returns the data file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the data file, waiting for running transactions. Calls
+// after Close fail with sharevat.EUnavailable.
+func (db *DB) Close() error {
+	if err := db.bdb.Close(); err != nil {
+		return fmt.Errorf("bolt: close: %w", err)
+	}
+	return nil
+}
+
+// view runs fn in a read-only transaction.
+func (db *DB) view(ctx context.Context, op string, fn func(*bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("bolt: %s: %w", op, err)
+	}
+	return wrap(op, db.bdb.View(fn))
+}
+
+// update runs fn in a read-write transaction, committed durably.
+func (db *DB) update(ctx context.Context, op string, fn func(*bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("bolt: %s: %w", op, err)
+	}
+	return wrap(op, db.bdb.Update(fn))
+}
+
+// wrap passes domain errors through, turns a closed database into
+// EUnavailable, and wraps anything else with the operation's name.
+func wrap(op string, err error) error {
+	var de *sharevat.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &de):
+		return de
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return sharevat.Errorf(sharevat.EUnavailable, "store is closed")
+	}
+	return fmt.Errorf("bolt: %s: %w", op, err)
+}

@@ -1,0 +1,8 @@
+package bolt
+
+// Internal codecs, exported to the external tests.
+var (
+	EncodeEntry  = encodeEntry
+	DecodeEntry  = decodeEntry
+	DecodeEntity = decodeEntity
+)

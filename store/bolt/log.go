@@ -1,0 +1,131 @@
+package bolt
+
+import (
+	"context"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"sharevat"
+)
+
+// Append applies one batch with sharevat.ApplyBatch in one transaction
+// (shared with concurrent appends, see doc.go) and returns once that
+// transaction is durable. Errors: ENotFound if the share does not exist or
+// is deleted; EInvalid if the batch is nil or the limits are invalid.
+func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.Ack, error) {
+	if req.Batch == nil {
+		return sharevat.Ack{}, sharevat.Errorf(sharevat.EInvalid, "append without a batch")
+	}
+	if err := req.Limits.Validate(); err != nil {
+		return sharevat.Ack{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return sharevat.Ack{}, fmt.Errorf("bolt: append: %w", err)
+	}
+	call := &appendCall{req: req, wake: make(chan struct{})}
+	db.commits.do(call)
+	return resultOrZero(call.ack, wrap("append", call.err))
+}
+
+// applyAppend runs one append inside tx and stores the new head.
+func applyAppend(tx *bbolt.Tx, req *sharevat.AppendRequest) (sharevat.Ack, error) {
+	s, err := liveShare(tx, req.Share)
+	if err != nil {
+		return sharevat.Ack{}, err
+	}
+	view, err := openLogView(tx, &s)
+	if err != nil {
+		return sharevat.Ack{}, err
+	}
+	ack, err := sharevat.ApplyBatch(view, req.Batch, req.Limits, req.Now)
+	if err != nil || view.head == s.Head {
+		return ack, err
+	}
+	s.Head = view.head
+	return ack, putShare(tx, &s)
+}
+
+// Read returns up to limit entries with cursor > after, in cursor order,
+// and the share's head. Errors: ENotFound (also for a deleted share);
+// EInvalid for limit < 1.
+func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Cursor, limit int) (out []sharevat.Entry, head sharevat.Cursor, err error) {
+	if limit < 1 {
+		return nil, 0, sharevat.Errorf(sharevat.EInvalid, "read limit is %d; want at least 1", limit)
+	}
+	err = db.view(ctx, "read", func(tx *bbolt.Tx) error {
+		s, err := liveShare(tx, id)
+		head = s.Head
+		if err != nil || after >= head {
+			return err
+		}
+		b, err := shareBucket(tx, id, bucketLog)
+		if err != nil {
+			return err
+		}
+		out, err = readEntries(b, after, make([]sharevat.Entry, 0, min(uint64(limit), uint64(head-after))))
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, head, nil
+}
+
+// readEntries appends entries with cursor > after until out is full.
+func readEntries(b *bbolt.Bucket, after sharevat.Cursor, out []sharevat.Entry) ([]sharevat.Entry, error) {
+	c := b.Cursor()
+	for k, v := c.Seek(u64Key(uint64(after) + 1)); k != nil && len(out) < cap(out); k, v = c.Next() {
+		e, err := decodeEntry(k, v)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Snapshot returns the materialized state, ordered by (kind, key), and
+// the head it reflects. Errors: ENotFound (also for a deleted share).
+func (db *DB) Snapshot(ctx context.Context, id sharevat.ShareID) (out []sharevat.Entity, head sharevat.Cursor, err error) {
+	err = db.view(ctx, "snapshot", func(tx *bbolt.Tx) error {
+		s, err := liveShare(tx, id)
+		if err != nil {
+			return err
+		}
+		head = s.Head
+		out, err = readState(tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, head, nil
+}
+
+// readState decodes every entity of a share's state bucket.
+func readState(tx *bbolt.Tx, id sharevat.ShareID) (out []sharevat.Entity, err error) {
+	b, err := shareBucket(tx, id, bucketState)
+	if err != nil {
+		return nil, err
+	}
+	err = b.ForEach(func(k, v []byte) error {
+		e, err := decodeEntity(k, v)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// shareBucket returns logs/<id>/<name>.
+func shareBucket(tx *bbolt.Tx, id sharevat.ShareID, name []byte) (*bbolt.Bucket, error) {
+	if logs := tx.Bucket(bucketLogs).Bucket([]byte(id)); logs != nil {
+		if b := logs.Bucket(name); b != nil {
+			return b, nil
+		}
+	}
+	return nil, corruptf("bucket logs/%s/%s is missing", id, name)
+}

@@ -1,0 +1,170 @@
+package bolt
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"sharevat"
+)
+
+// Per-share bucket names under logs/<share id>.
+var (
+	bucketLog   = []byte("log")
+	bucketOps   = []byte("ops")
+	bucketState = []byte("state")
+)
+
+// CreateShare stores s and its owner grant atomically. s.Head is ignored
+// (a new log is empty) and s.OwnerRoot is set to owner.ID.
+// Errors: EConflict if the share or grant id exists; EInvalid if an id is
+// empty, owner.ShareID != s.ID, or owner.Epoch != s.Epoch.
+func (db *DB) CreateShare(ctx context.Context, s sharevat.Share, owner sharevat.Grant) error {
+	if err := checkNewShare(&s, &owner); err != nil {
+		return err
+	}
+	s.Head, s.OwnerRoot = 0, owner.ID
+	return db.update(ctx, "create share", func(tx *bbolt.Tx) error {
+		if tx.Bucket(bucketShares).Get([]byte(s.ID)) != nil {
+			return sharevat.Errorf(sharevat.EConflict, "share %q already exists", s.ID)
+		}
+		if err := putNewGrant(tx, &owner); err != nil {
+			return err
+		}
+		if err := putShare(tx, &s); err != nil {
+			return err
+		}
+		return createLog(tx, s.ID)
+	})
+}
+
+func checkNewShare(s *sharevat.Share, owner *sharevat.Grant) error {
+	switch {
+	case s.ID == "" || owner.ID == "":
+		return sharevat.Errorf(sharevat.EInvalid, "share id and owner grant id must not be empty")
+	case owner.ShareID != s.ID:
+		return sharevat.Errorf(sharevat.EInvalid, "owner grant is for share %q, not %q", owner.ShareID, s.ID)
+	case owner.Epoch != s.Epoch:
+		return sharevat.Errorf(sharevat.EInvalid, "owner grant epoch %d is not the share's epoch %d", owner.Epoch, s.Epoch)
+	}
+	return nil
+}
+
+// createLog creates logs/<id> and its log, ops and state buckets.
+func createLog(tx *bbolt.Tx, id sharevat.ShareID) error {
+	logs, err := tx.Bucket(bucketLogs).CreateBucket([]byte(id))
+	if err != nil {
+		return fmt.Errorf("log bucket: %w", err)
+	}
+	for _, name := range [][]byte{bucketLog, bucketOps, bucketState} {
+		if _, err := logs.CreateBucket(name); err != nil {
+			return fmt.Errorf("log bucket: %w", err)
+		}
+	}
+	return nil
+}
+
+// Share returns one share, deleted or not. Errors: ENotFound.
+func (db *DB) Share(ctx context.Context, id sharevat.ShareID) (s sharevat.Share, err error) {
+	err = db.view(ctx, "share", func(tx *bbolt.Tx) error {
+		s, err = getShare(tx, id)
+		return err
+	})
+	return s, err
+}
+
+// Shares lists all shares, deleted ones included, ordered by id.
+func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
+	err = db.view(ctx, "shares", func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketShares).ForEach(func(k, v []byte) error {
+			s, err := decodeShare(v)
+			if err != nil {
+				return fmt.Errorf("share %q: %w", k, err)
+			}
+			out = append(out, s)
+			return nil
+		})
+	})
+	return resultOrZero(out, err)
+}
+
+// UpdateMeta applies patch at now and returns the updated share.
+// Errors: ENotFound (also for a deleted share), and the EInvalid or
+// ETooLarge of MetaPatch.Apply.
+func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch sharevat.MetaPatch, now time.Time) (s sharevat.Share, err error) {
+	err = db.update(ctx, "update meta", func(tx *bbolt.Tx) error {
+		if s, err = liveShare(tx, id); err != nil {
+			return err
+		}
+		if s.Meta, err = patch.Apply(s.Meta, now); err != nil {
+			return err
+		}
+		return putShare(tx, &s)
+	})
+	return resultOrZero(s, err)
+}
+
+// BumpEpoch increments the share's epoch and stores owner as its new
+// owner grant, atomically. Errors: ENotFound (also for a deleted share);
+// EConflict if owner.Epoch is not the current epoch + 1 or owner.ID
+// exists; EInvalid if owner.ShareID != id or owner.ID is empty.
+func (db *DB) BumpEpoch(ctx context.Context, id sharevat.ShareID, owner sharevat.Grant) (s sharevat.Share, err error) {
+	if owner.ShareID != id || owner.ID == "" {
+		return s, sharevat.Errorf(sharevat.EInvalid, "new owner grant must have an id and belong to share %q", id)
+	}
+	err = db.update(ctx, "bump epoch", func(tx *bbolt.Tx) error {
+		if s, err = liveShare(tx, id); err != nil {
+			return err
+		}
+		if owner.Epoch != s.Epoch+1 {
+			return sharevat.Errorf(sharevat.EConflict, "new owner epoch %d is not the share's epoch %d + 1", owner.Epoch, s.Epoch)
+		}
+		if err := putNewGrant(tx, &owner); err != nil {
+			return err
+		}
+		s.Epoch, s.OwnerRoot = owner.Epoch, owner.ID
+		return putShare(tx, &s)
+	})
+	return resultOrZero(s, err)
+}
+
+// resultOrZero drops a partial result when err is set.
+func resultOrZero[T any](v T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
+
+// getShare loads a share. Errors: ENotFound.
+func getShare(tx *bbolt.Tx, id sharevat.ShareID) (sharevat.Share, error) {
+	v := tx.Bucket(bucketShares).Get([]byte(id))
+	if v == nil {
+		return sharevat.Share{}, sharevat.Errorf(sharevat.ENotFound, "share %q not found", id)
+	}
+	s, err := decodeShare(v)
+	if err != nil {
+		return s, fmt.Errorf("share %q: %w", id, err)
+	}
+	return s, nil
+}
+
+// liveShare is getShare that also treats a deleted share as not found.
+func liveShare(tx *bbolt.Tx, id sharevat.ShareID) (sharevat.Share, error) {
+	s, err := getShare(tx, id)
+	if err == nil && s.Deleted {
+		return sharevat.Share{}, sharevat.Errorf(sharevat.ENotFound, "share %q not found", id)
+	}
+	return s, err
+}
+
+func putShare(tx *bbolt.Tx, s *sharevat.Share) error {
+	v, err := encodeShare(s)
+	if err != nil {
+		return fmt.Errorf("share %q: %w", s.ID, err)
+	}
+	return tx.Bucket(bucketShares).Put([]byte(s.ID), v)
+}

@@ -1,0 +1,88 @@
+package bolt
+
+import (
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"sharevat"
+)
+
+// logView is the sharevat.LogTx of one share inside one read-write
+// transaction. Reads go to the same transaction as writes, so Lookup finds
+// ops put earlier in the batch and Head advances with every Put.
+type logView struct {
+	epoch sharevat.Epoch
+	head  sharevat.Cursor
+	id    sharevat.ShareID
+	log   *bbolt.Bucket
+	ops   *bbolt.Bucket
+	state *bbolt.Bucket
+}
+
+var _ sharevat.LogTx = (*logView)(nil)
+
+// openLogView opens s's buckets in tx.
+func openLogView(tx *bbolt.Tx, s *sharevat.Share) (*logView, error) {
+	v := &logView{epoch: s.Epoch, head: s.Head, id: s.ID}
+	for _, b := range []struct {
+		dst  **bbolt.Bucket
+		name []byte
+	}{{&v.log, bucketLog}, {&v.ops, bucketOps}, {&v.state, bucketState}} {
+		var err error
+		if *b.dst, err = shareBucket(tx, s.ID, b.name); err != nil {
+			return nil, err
+		}
+	}
+	v.log.FillPercent = 1 // keys only ever grow: pack pages full
+	return v, nil
+}
+
+// Epoch is the share's current epoch.
+func (v *logView) Epoch() sharevat.Epoch { return v.epoch }
+
+// Head is the cursor of the share's last op, including ops put in this
+// transaction.
+func (v *logView) Head() sharevat.Cursor { return v.head }
+
+// Lookup finds an op id in the permanent op-id index.
+func (v *logView) Lookup(opID string) (sharevat.Cursor, [32]byte, bool, error) {
+	val := v.ops.Get([]byte(opID))
+	if val == nil {
+		return 0, [32]byte{}, false, nil
+	}
+	c, d, err := decodeOpIndex(val)
+	if err != nil {
+		return 0, d, false, fmt.Errorf("share %q op %q: %w", v.id, opID, err)
+	}
+	return c, d, true, nil
+}
+
+// Put appends e at Head()+1, indexes its op id and updates the state.
+func (v *logView) Put(e *sharevat.Entry) error {
+	if e.Cursor != v.head+1 || e.OpID == "" {
+		return fmt.Errorf("share %q: put at cursor %d with head %d", v.id, e.Cursor, v.head)
+	}
+	if err := v.log.Put(u64Key(uint64(e.Cursor)), encodeEntry(e)); err != nil {
+		return fmt.Errorf("share %q log: %w", v.id, err)
+	}
+	if err := v.ops.Put([]byte(e.OpID), opIndexValue(e.Cursor, e.Digest)); err != nil {
+		return fmt.Errorf("share %q ops: %w", v.id, err)
+	}
+	if err := v.putState(e); err != nil {
+		return fmt.Errorf("share %q state: %w", v.id, err)
+	}
+	v.head = e.Cursor
+	return nil
+}
+
+// putState upserts or deletes e's entity; events have none.
+func (v *logView) putState(e *sharevat.Entry) error {
+	switch {
+	case !sharevat.IsStateKind(e.Kind):
+		return nil
+	case e.Delete:
+		return v.state.Delete(stateKey(e.Kind, e.Key))
+	}
+	return v.state.Put(stateKey(e.Kind, e.Key), encodeEntity(e))
+}

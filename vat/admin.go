@@ -1,0 +1,135 @@
+package vat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sharevat"
+	"sharevat/schema"
+	"sharevat/sturdyref"
+	"sharevat/wire"
+)
+
+// adminServer is the Admin capability. grant is the admin grant it was
+// redeemed from, re-checked on every call; an empty grant is the
+// create-only Admin of an --open server.
+type adminServer struct {
+	vat   *Vat
+	grant sharevat.GrantID
+	peer  string
+}
+
+var _ schema.Admin_Server = (*adminServer)(nil)
+
+// check re-validates the admin grant; the open Admin may only create.
+func (a *adminServer) check(ctx context.Context, needGrant bool) error {
+	if a.grant == "" {
+		if needGrant {
+			return sharevat.Errorf(sharevat.EPermissionDenied, "an open-server Admin may only create shares")
+		}
+		return nil
+	}
+	if _, err := a.vat.liveChain(ctx, a.grant); err != nil {
+		return sharevat.Errorf(sharevat.ERevoked, "admin capability revoked")
+	}
+	return nil
+}
+
+// CreateShare creates a share and mints its owner token.
+func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createShare) error {
+	return a.vat.guard(ctx, "Admin.createShare", func() error {
+		if err := a.check(ctx, false); err != nil {
+			return err
+		}
+		sh, owner, m, err := a.vat.createShare(ctx, call.Args(), a.peer)
+		if err != nil {
+			return err
+		}
+		res, err := call.AllocResults()
+		if err != nil {
+			return err
+		}
+		f := &facet{vat: a.vat, share: sh.ID, grant: owner.ID, scope: owner.Scope, peer: a.peer}
+		if err := res.SetShare(schema.Share_ServerToClient(&shareServer{f})); err != nil {
+			return err
+		}
+		return setMintedInfo(res.NewOwner, res.NewInfo, m, sh)
+	})
+}
+
+// createShare stores a new share with an owner grant at epoch 1.
+func (v *Vat) createShare(ctx context.Context, args schema.Admin_createShare_Params, peer string) (sharevat.Share, sharevat.Grant, sharevat.Minted, error) {
+	sh, err := v.newShare(args)
+	if err != nil {
+		return sh, sharevat.Grant{}, sharevat.Minted{}, err
+	}
+	g, m, err := v.newGrant(sh.ID, "", sharevat.ScopeOwner, sh.Epoch, time.Time{}, "owner", peer)
+	if err != nil {
+		return sh, g, m, err
+	}
+	sh.OwnerRoot = g.ID
+	if err := v.store.CreateShare(ctx, sh, g); err != nil {
+		return sh, g, m, fmt.Errorf("create share: %w", err)
+	}
+	v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditCreate, ShareID: sh.ID, GrantID: g.ID, Scope: g.Scope, Epoch: g.Epoch, Peer: peer, Result: "ok"})
+	return sh, g, m, nil
+}
+
+// newShare builds the share record from the caller's metadata.
+func (v *Vat) newShare(args schema.Admin_createShare_Params) (sharevat.Share, error) {
+	src, err := args.Meta()
+	if err != nil {
+		return sharevat.Share{}, sharevat.Errorf(sharevat.EInvalid, "malformed meta")
+	}
+	patch, err := wire.ReadMetaPatch(src)
+	if err != nil {
+		return sharevat.Share{}, err
+	}
+	now := v.now()
+	meta, err := patch.Apply(sharevat.Meta{Status: sharevat.StatusIdle, CreatedAt: now}, now)
+	if err != nil {
+		return sharevat.Share{}, err
+	}
+	id, err := sturdyref.NewID(v.cfg.Rand)
+	if err != nil {
+		return sharevat.Share{}, fmt.Errorf("share id: %w", err)
+	}
+	return sharevat.Share{ID: sharevat.ShareID(id), Meta: meta, Epoch: 1}, nil
+}
+
+// List lists every share on the server.
+func (a *adminServer) List(ctx context.Context, call schema.Admin_list) error {
+	call.Go()
+	return a.vat.guard(ctx, "Admin.list", func() error {
+		if err := a.check(ctx, true); err != nil {
+			return err
+		}
+		shares, err := a.vat.store.Shares(ctx)
+		if err != nil {
+			return err
+		}
+		res, err := call.AllocResults()
+		if err != nil {
+			return err
+		}
+		return wire.SetShareInfos(res.NewShares, shares)
+	})
+}
+
+// setMintedInfo fills the (minted, info) result pair.
+func setMintedInfo(newMinted func() (schema.Minted, error), newInfo func() (schema.ShareInfo, error),
+	m sharevat.Minted, sh sharevat.Share) error {
+	dst, err := newMinted()
+	if err != nil {
+		return err
+	}
+	if err := wire.SetMinted(dst, m); err != nil {
+		return err
+	}
+	info, err := newInfo()
+	if err != nil {
+		return err
+	}
+	return wire.SetShareInfo(info, sh)
+}

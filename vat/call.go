@@ -1,0 +1,47 @@
+package vat
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+
+	"capnproto.org/go/capnp/v3"
+
+	"sharevat"
+)
+
+// guard runs one handler: it turns a panic into an internal error for
+// this call only, and translates the handler's error for the wire.
+func (v *Vat) guard(ctx context.Context, method string, fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v.log.Error("panic in handler", "method", method, "panic", r, "stack", string(debug.Stack()))
+			err = sharevat.ErrInternal
+		}
+	}()
+	return v.public(ctx, method, fn())
+}
+
+// public translates err into what a peer may see: domain errors pass
+// (their text is "code: message"); cancellation becomes unavailable;
+// anything else is logged in full and sent as "internal: internal error".
+func (v *Vat) public(ctx context.Context, method string, err error) error {
+	var de *sharevat.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &de):
+		return de
+	case ctx.Err() != nil:
+		return sharevat.Errorf(sharevat.EUnavailable, "call cancelled")
+	default:
+		v.log.Error("internal error", "method", method, "err", err)
+		return sharevat.ErrInternal
+	}
+}
+
+// unimplemented answers methods a later release implements, with the
+// Cap'n Proto "unimplemented" exception type.
+func unimplemented(method string) error {
+	return capnp.Unimplemented(method + " is not implemented yet")
+}

@@ -1,0 +1,38 @@
+package vat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sharevat"
+	"sharevat/sturdyref"
+)
+
+// newGrant mints a token and the grant record that verifies it. The token
+// text leaves only through the returned Minted.
+func (v *Vat) newGrant(share sharevat.ShareID, parent sharevat.GrantID, scope sharevat.Scope,
+	epoch sharevat.Epoch, expires time.Time, label, peer string) (sharevat.Grant, sharevat.Minted, error) {
+	tok, err := sturdyref.New(v.cfg.Rand)
+	if err != nil {
+		return sharevat.Grant{}, sharevat.Minted{}, fmt.Errorf("mint: %w", err)
+	}
+	g := sharevat.Grant{
+		ID: tok.GrantID, ShareID: share, Parent: parent, Scope: scope, Epoch: epoch,
+		Verifier: v.cfg.Verifier.Sum(tok), Label: label, CreatedBy: peer,
+		CreatedAt: v.now(), ExpiresAt: expires,
+	}
+	m := sharevat.Minted{Token: tok.Reveal(), GrantID: g.ID, Scope: scope, ExpiresAt: expires}
+	return g, m, nil
+}
+
+// audit appends one record; a failure is logged, never shown to the peer
+// and never fails the call that caused it.
+func (v *Vat) audit(ctx context.Context, rec sharevat.AuditRecord) {
+	if rec.At.IsZero() {
+		rec.At = v.now()
+	}
+	if err := v.store.Audit(ctx, rec); err != nil {
+		v.log.Error("audit write failed", "action", rec.Action, "grant", rec.GrantID, "err", err)
+	}
+}

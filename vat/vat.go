@@ -1,0 +1,119 @@
+package vat
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"capnproto.org/go/capnp/v3"
+
+	"sharevat"
+	"sharevat/schema"
+	"sharevat/sturdyref"
+)
+
+// Config configures a Vat. Store and Verifier are required.
+type Config struct {
+	Store    sharevat.Store
+	Verifier *sturdyref.Verifier
+	Limits   sharevat.Limits  // zero: sharevat.DefaultLimits()
+	Now      func() time.Time // zero: time.Now
+	Rand     io.Reader        // zero: crypto/rand.Reader
+	Logger   *slog.Logger     // zero: discard
+	// Open lets any connected client create shares (Vault.openAdmin).
+	Open bool
+	// MaxReadOps caps Reader.read's limit; zero: 1000.
+	MaxReadOps int
+	// ReadBudget caps the bytes of one read or snapshot answer, so it
+	// fits one WebSocket frame; zero: 8 MiB.
+	ReadBudget int
+}
+
+// Vat serves the capability graph over whatever transport hands it
+// connections (see Bootstrap).
+type Vat struct {
+	cfg   Config
+	store sharevat.Store
+	log   *slog.Logger
+}
+
+// New checks cfg and returns a Vat.
+func New(cfg Config) (*Vat, error) {
+	if cfg.Store == nil || cfg.Verifier == nil {
+		return nil, fmt.Errorf("vat: Store and Verifier are required")
+	}
+	if cfg.Limits == (sharevat.Limits{}) {
+		cfg.Limits = sharevat.DefaultLimits()
+	}
+	if err := cfg.Limits.Validate(); err != nil {
+		return nil, fmt.Errorf("vat: limits: %w", err)
+	}
+	setDefaults(&cfg)
+	return &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger}, nil
+}
+
+func setDefaults(cfg *Config) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxReadOps <= 0 {
+		cfg.MaxReadOps = 1000
+	}
+	if cfg.ReadBudget <= 0 {
+		cfg.ReadBudget = 8 << 20
+	}
+}
+
+// Bootstrap returns the Vault capability for a new connection from peer
+// (its remote address, recorded in grants and the audit log). The caller
+// owns the returned client and must release it.
+func (v *Vat) Bootstrap(peer string) capnp.Client {
+	return capnp.Client(schema.Vault_ServerToClient(&vault{vat: v, peer: peer}))
+}
+
+// now returns the vat's current time in UTC.
+func (v *Vat) now() time.Time { return v.cfg.Now().UTC() }
+
+// MintAdminToken mints a new server admin grant and returns its token,
+// revoking every earlier admin grant first, so at most one admin token is
+// ever valid. The serve command calls it when <data>/admin.token is
+// missing (first start, or an operator deleted it to rotate).
+func (v *Vat) MintAdminToken(ctx context.Context) (sharevat.Minted, error) {
+	old, err := v.store.Grants(ctx, "")
+	if err != nil {
+		return sharevat.Minted{}, fmt.Errorf("admin token: %w", err)
+	}
+	if ids := liveIDs(old); len(ids) > 0 {
+		if err := v.store.RevokeGrants(ctx, ids, v.now()); err != nil {
+			return sharevat.Minted{}, fmt.Errorf("admin token: revoke old: %w", err)
+		}
+	}
+	g, m, err := v.newGrant("", "", sharevat.ScopeOwner, 0, time.Time{}, "admin", "local")
+	if err != nil {
+		return sharevat.Minted{}, err
+	}
+	if err := v.store.CreateGrant(ctx, g); err != nil {
+		return sharevat.Minted{}, fmt.Errorf("admin token: %w", err)
+	}
+	v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditMint, GrantID: g.ID, Scope: g.Scope, Peer: "local", Result: "ok"})
+	return m, nil
+}
+
+func liveIDs(grants []sharevat.Grant) []sharevat.GrantID {
+	var ids []sharevat.GrantID
+	for _, g := range grants {
+		if !g.Revoked {
+			ids = append(ids, g.ID)
+		}
+	}
+	return ids
+}

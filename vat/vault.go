@@ -1,0 +1,158 @@
+package vat
+
+import (
+	"context"
+
+	"sharevat"
+	"sharevat/schema"
+	"sharevat/sturdyref"
+	"sharevat/wire"
+)
+
+// errRedeem is the one answer to every failed redeem, whatever the cause.
+var errRedeem = sharevat.Errorf(sharevat.EUnauthorized, "invalid or expired token")
+
+// vault is the bootstrap capability of one connection. It has no
+// authority of its own: it only redeems tokens.
+type vault struct {
+	vat  *Vat
+	peer string
+}
+
+var _ schema.Vault_Server = (*vault)(nil)
+
+// Restore redeems a share token into a Share facet of the grant's scope.
+func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
+	return s.vat.guard(ctx, "Vault.restore", func() error {
+		f, sh, g, err := s.redeemShare(ctx, call.Args().Token)
+		if err != nil {
+			return err
+		}
+		res, err := call.AllocResults()
+		if err != nil {
+			return err
+		}
+		if err := res.SetShare(schema.Share_ServerToClient(&shareServer{f})); err != nil {
+			return err
+		}
+		return setAccessInfo(res.NewAccess, res.NewInfo, f.access(g), sh)
+	})
+}
+
+// redeemShare parses and verifies a share token and checks its grant.
+func (s *vault) redeemShare(ctx context.Context, text func() (string, error)) (*facet, sharevat.Share, sharevat.Grant, error) {
+	g, err := s.verify(ctx, text)
+	if err != nil {
+		return nil, sharevat.Share{}, g, err
+	}
+	sh, g, err := s.vat.validGrant(ctx, g.ID)
+	s.auditRedeem(ctx, g, err)
+	if err != nil {
+		return nil, sh, g, s.redeemFailed(err)
+	}
+	f := &facet{vat: s.vat, share: sh.ID, grant: g.ID, scope: g.Scope, peer: s.peer}
+	return f, sh, g, nil
+}
+
+// verify parses a token and checks its secret against the stored
+// verifier. Unknown ids still pay for one keyed hash, so that timing does
+// not tell "unknown" from "wrong secret".
+func (s *vault) verify(ctx context.Context, text func() (string, error)) (sharevat.Grant, error) {
+	raw, err := text()
+	if err != nil {
+		return sharevat.Grant{}, errRedeem
+	}
+	tok, err := sturdyref.Parse(raw)
+	if err != nil {
+		return sharevat.Grant{}, errRedeem
+	}
+	g, err := s.vat.store.Grant(ctx, tok.GrantID)
+	if err != nil {
+		s.vat.cfg.Verifier.Verify(tok, nil)
+		return sharevat.Grant{}, s.redeemFailed(err)
+	}
+	if !s.vat.cfg.Verifier.Verify(tok, g.Verifier) {
+		s.auditRedeem(ctx, g, errRedeem)
+		return sharevat.Grant{}, errRedeem
+	}
+	return g, nil
+}
+
+// redeemFailed hides the cause of a failed redeem. Store failures other
+// than "not found" are logged, and still look the same to the peer.
+func (s *vault) redeemFailed(err error) error {
+	switch sharevat.ErrorCode(err) {
+	case sharevat.ENotFound, sharevat.ERevoked, sharevat.EUnauthorized:
+	default:
+		s.vat.log.Error("redeem: store failure", "err", err)
+	}
+	return errRedeem
+}
+
+func (s *vault) auditRedeem(ctx context.Context, g sharevat.Grant, err error) {
+	result := "ok"
+	if err != nil {
+		result = string(sharevat.EUnauthorized)
+	}
+	s.vat.audit(ctx, sharevat.AuditRecord{
+		Action: sharevat.AuditRedeem, ShareID: g.ShareID, GrantID: g.ID, Parent: g.Parent,
+		Scope: g.Scope, Epoch: g.Epoch, Peer: s.peer, Result: result,
+	})
+}
+
+// RestoreAdmin redeems the server's admin token.
+func (s *vault) RestoreAdmin(ctx context.Context, call schema.Vault_restoreAdmin) error {
+	return s.vat.guard(ctx, "Vault.restoreAdmin", func() error {
+		g, err := s.verify(ctx, call.Args().Token)
+		if err != nil {
+			return err
+		}
+		if !g.IsAdmin() {
+			s.auditRedeem(ctx, g, errRedeem)
+			return errRedeem
+		}
+		if _, err := s.vat.liveChain(ctx, g.ID); err != nil {
+			s.auditRedeem(ctx, g, err)
+			return s.redeemFailed(err)
+		}
+		s.auditRedeem(ctx, g, nil)
+		return setAdmin(call.AllocResults, &adminServer{vat: s.vat, grant: g.ID, peer: s.peer})
+	})
+}
+
+// OpenAdmin hands out a create-only Admin on a server started with --open.
+func (s *vault) OpenAdmin(ctx context.Context, call schema.Vault_openAdmin) error {
+	return s.vat.guard(ctx, "Vault.openAdmin", func() error {
+		if !s.vat.cfg.Open {
+			return sharevat.Errorf(sharevat.EPermissionDenied, "this server is not open; redeem the admin token instead")
+		}
+		return setAdmin(call.AllocResults, &adminServer{vat: s.vat, peer: s.peer})
+	})
+}
+
+type adminResults interface{ SetAdmin(schema.Admin) error }
+
+func setAdmin[R adminResults](alloc func() (R, error), a *adminServer) error {
+	res, err := alloc()
+	if err != nil {
+		return err
+	}
+	return res.SetAdmin(schema.Admin_ServerToClient(a))
+}
+
+// setAccessInfo fills the (access, info) result pair many calls return.
+func setAccessInfo(newAccess func() (schema.Access, error), newInfo func() (schema.ShareInfo, error),
+	a sharevat.Access, sh sharevat.Share) error {
+	acc, err := newAccess()
+	if err != nil {
+		return err
+	}
+	if err := wire.SetAccess(acc, a); err != nil {
+		return err
+	}
+	info, err := newInfo()
+	if err != nil {
+		return err
+	}
+	return wire.SetShareInfo(info, sh)
+}
