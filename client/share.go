@@ -135,19 +135,3 @@ func (s *Share) Reader(ctx context.Context) (*Reader, error) {
 	}
 	return &Reader{cap: fut.Reader().AddRef()}, nil
 }
-
-// Grants returns the share's delegation tree ("who has access"), never
-// secrets.
-func (s *Share) Grants(ctx context.Context) ([]sharevat.Grant, error) {
-	fut, release := s.cap.Grants(ctx, nil)
-	defer release()
-	res, err := fut.Struct()
-	if err != nil {
-		return nil, fromWire(err)
-	}
-	l, err := res.Grants()
-	if err != nil {
-		return nil, err
-	}
-	return wire.ReadGrantInfos(l)
-}

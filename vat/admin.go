@@ -11,26 +11,26 @@ import (
 	"sharevat/wire"
 )
 
-// adminServer is the Admin capability. grant is the admin grant it was
-// redeemed from, re-checked on every call; an empty grant is the
-// create-only Admin of an --open server.
+// adminServer is the Admin capability. lg is the admin grant it was
+// redeemed from, re-checked on every call; a nil lg is the create-only
+// Admin of an --open server.
 type adminServer struct {
-	vat   *Vat
-	grant sharevat.GrantID
-	peer  string
+	vat  *Vat
+	lg   *liveGrant
+	peer string
 }
 
 var _ schema.Admin_Server = (*adminServer)(nil)
 
 // check re-validates the admin grant; the open Admin may only create.
 func (a *adminServer) check(ctx context.Context, needGrant bool) error {
-	if a.grant == "" {
+	if a.lg == nil {
 		if needGrant {
 			return sharevat.Errorf(sharevat.EPermissionDenied, "an open-server Admin may only create shares")
 		}
 		return nil
 	}
-	if _, err := a.vat.liveChain(ctx, a.grant); err != nil {
+	if !a.lg.alive(a.vat.now()) {
 		return sharevat.Errorf(sharevat.ERevoked, "admin capability revoked")
 	}
 	return nil
@@ -42,7 +42,11 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 		if err := a.check(ctx, false); err != nil {
 			return err
 		}
-		sh, owner, m, err := a.vat.createShare(ctx, call.Args(), a.peer)
+		sh, _, m, err := a.vat.createShare(ctx, call.Args(), a.peer)
+		if err != nil {
+			return err
+		}
+		lg, err := a.vat.reg.get(ctx, m.GrantID)
 		if err != nil {
 			return err
 		}
@@ -50,7 +54,7 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 		if err != nil {
 			return err
 		}
-		f := &facet{vat: a.vat, share: sh.ID, grant: owner.ID, scope: owner.Scope, peer: a.peer}
+		f := &facet{vat: a.vat, lg: lg, rights: lg.g.Scope, peer: a.peer}
 		if err := res.SetShare(schema.Share_ServerToClient(&shareServer{f})); err != nil {
 			return err
 		}

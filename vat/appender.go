@@ -17,10 +17,7 @@ var _ schema.Appender_Server = (*appenderServer)(nil)
 // only once it is durable. It keeps E-order: batches sent on one Appender
 // commit in the order they were sent.
 func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append) error {
-	return a.f.vat.guard(ctx, "Appender.append", func() error {
-		if _, _, err := a.f.check(ctx, sharevat.ScopeAppend); err != nil {
-			return err
-		}
+	return a.f.run(ctx, "Appender.append", sharevat.ScopeAppend, func(ctx context.Context) error {
 		src, err := call.Args().Batch()
 		if err != nil {
 			return sharevat.Errorf(sharevat.EInvalid, "malformed batch")
@@ -30,7 +27,7 @@ func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append
 			return err
 		}
 		ack, err := a.f.vat.store.Append(ctx, sharevat.AppendRequest{
-			Share: a.f.share, Batch: batch, Limits: a.f.vat.cfg.Limits, Now: a.f.vat.now(),
+			Share: a.f.share(), Batch: batch, Limits: a.f.vat.cfg.Limits, Now: a.f.vat.now(),
 		})
 		if err != nil {
 			return err
@@ -51,7 +48,10 @@ func setAck(call schema.Appender_append, ack sharevat.Ack) error {
 	return wire.SetAck(dst, ack)
 }
 
-// Save mints a token for this facet (a later release).
+// Save mints a token that redeems to append-only access; it needs
+// delegate on the grant behind this Appender.
 func (a *appenderServer) Save(ctx context.Context, call schema.Appender_save) error {
-	return unimplemented("Appender.save")
+	return a.f.run(ctx, "Appender.save", sharevat.ScopeDelegate, func(ctx context.Context) error {
+		return save(ctx, a.f, sharevat.ScopeAppend, call.Args(), call.AllocResults)
+	})
 }

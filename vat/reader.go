@@ -22,12 +22,9 @@ const readChunk = 64
 // always at least one op when there is one.
 func (r *readerServer) Read(ctx context.Context, call schema.Reader_read) error {
 	call.Go()
-	return r.f.vat.guard(ctx, "Reader.read", func() error {
-		if _, _, err := r.f.check(ctx, sharevat.ScopeRead); err != nil {
-			return err
-		}
+	return r.f.run(ctx, "Reader.read", sharevat.ScopeRead, func(ctx context.Context) error {
 		args := call.Args()
-		entries, head, err := r.f.vat.readPage(ctx, r.f.share, sharevat.Cursor(args.FromCursor()), int(args.Limit()))
+		entries, head, err := r.f.vat.readPage(ctx, r.f.share(), sharevat.Cursor(args.FromCursor()), int(args.Limit()))
 		if err != nil {
 			return err
 		}
@@ -85,11 +82,8 @@ func entrySize(e *sharevat.Entry) int {
 // ETooLarge: read the log instead.
 func (r *readerServer) Snapshot(ctx context.Context, call schema.Reader_snapshot) error {
 	call.Go()
-	return r.f.vat.guard(ctx, "Reader.snapshot", func() error {
-		if _, _, err := r.f.check(ctx, sharevat.ScopeRead); err != nil {
-			return err
-		}
-		ents, cur, err := r.f.vat.store.Snapshot(ctx, r.f.share)
+	return r.f.run(ctx, "Reader.snapshot", sharevat.ScopeRead, func(ctx context.Context) error {
+		ents, cur, err := r.f.vat.store.Snapshot(ctx, r.f.share())
 		if err != nil {
 			return err
 		}
@@ -121,7 +115,10 @@ func (r *readerServer) Subscribe(ctx context.Context, call schema.Reader_subscri
 	return unimplemented("Reader.subscribe")
 }
 
-// Save mints a token for this facet (a later release).
+// Save mints a token that redeems to read-only access; it needs delegate
+// on the grant behind this Reader.
 func (r *readerServer) Save(ctx context.Context, call schema.Reader_save) error {
-	return unimplemented("Reader.save")
+	return r.f.run(ctx, "Reader.save", sharevat.ScopeDelegate, func(ctx context.Context) error {
+		return save(ctx, r.f, sharevat.ScopeRead, call.Args(), call.AllocResults)
+	})
 }

@@ -17,8 +17,8 @@ var _ schema.Share_Server = (*shareServer)(nil)
 // grant may ask.
 func (s *shareServer) Info(ctx context.Context, call schema.Share_info) error {
 	call.Go()
-	return s.f.vat.guard(ctx, "Share.info", func() error {
-		sh, g, err := s.f.check(ctx, 0)
+	return s.f.run(ctx, "Share.info", 0, func(ctx context.Context) error {
+		sh, err := s.f.vat.store.Share(ctx, s.f.share())
 		if err != nil {
 			return err
 		}
@@ -26,16 +26,13 @@ func (s *shareServer) Info(ctx context.Context, call schema.Share_info) error {
 		if err != nil {
 			return err
 		}
-		return setAccessInfo(res.NewAccess, res.NewInfo, s.f.access(g), sh)
+		return setAccessInfo(res.NewAccess, res.NewInfo, s.f.access(), sh)
 	})
 }
 
 // Update patches the metadata; it needs admin.
 func (s *shareServer) Update(ctx context.Context, call schema.Share_update) error {
-	return s.f.vat.guard(ctx, "Share.update", func() error {
-		if _, _, err := s.f.check(ctx, sharevat.ScopeAdmin); err != nil {
-			return err
-		}
+	return s.f.run(ctx, "Share.update", sharevat.ScopeAdmin, func(ctx context.Context) error {
 		src, err := call.Args().Meta()
 		if err != nil {
 			return sharevat.Errorf(sharevat.EInvalid, "malformed meta")
@@ -44,7 +41,7 @@ func (s *shareServer) Update(ctx context.Context, call schema.Share_update) erro
 		if err != nil {
 			return err
 		}
-		sh, err := s.f.vat.store.UpdateMeta(ctx, s.f.share, patch, s.f.vat.now())
+		sh, err := s.f.vat.store.UpdateMeta(ctx, s.f.share(), patch, s.f.vat.now())
 		if err != nil {
 			return err
 		}
@@ -60,57 +57,26 @@ func (s *shareServer) Update(ctx context.Context, call schema.Share_update) erro
 	})
 }
 
-// Appender returns an Appender on the same grant; it needs append.
+// Appender returns an append-only facet on the same grant; it needs append.
 func (s *shareServer) Appender(ctx context.Context, call schema.Share_appender) error {
-	return s.f.vat.guard(ctx, "Share.appender", func() error {
-		if _, _, err := s.f.check(ctx, sharevat.ScopeAppend); err != nil {
-			return err
-		}
+	return s.f.run(ctx, "Share.appender", sharevat.ScopeAppend, func(ctx context.Context) error {
 		res, err := call.AllocResults()
 		if err != nil {
 			return err
 		}
-		return res.SetAppender(schema.Appender_ServerToClient(&appenderServer{s.f}))
+		return res.SetAppender(schema.Appender_ServerToClient(&appenderServer{s.f.narrow(sharevat.ScopeAppend | sharevat.ScopeDelegate)}))
 	})
 }
 
-// Reader returns a Reader on the same grant; it needs read.
+// Reader returns a read-only facet on the same grant; it needs read.
 func (s *shareServer) Reader(ctx context.Context, call schema.Share_reader) error {
-	return s.f.vat.guard(ctx, "Share.reader", func() error {
-		if _, _, err := s.f.check(ctx, sharevat.ScopeRead); err != nil {
-			return err
-		}
+	return s.f.run(ctx, "Share.reader", sharevat.ScopeRead, func(ctx context.Context) error {
 		res, err := call.AllocResults()
 		if err != nil {
 			return err
 		}
-		return res.SetReader(schema.Reader_ServerToClient(&readerServer{s.f}))
+		return res.SetReader(schema.Reader_ServerToClient(&readerServer{s.f.narrow(sharevat.ScopeRead | sharevat.ScopeDelegate)}))
 	})
-}
-
-// Grant mints an attenuated token (delegation, a later release).
-func (s *shareServer) Grant(ctx context.Context, call schema.Share_grant) error {
-	return unimplemented("Share.grant")
-}
-
-// Revoke revokes a grant and its subtree (a later release).
-func (s *shareServer) Revoke(ctx context.Context, call schema.Share_revoke) error {
-	return unimplemented("Share.revoke")
-}
-
-// BumpEpoch invalidates every earlier grant (a later release).
-func (s *shareServer) BumpEpoch(ctx context.Context, call schema.Share_bumpEpoch) error {
-	return unimplemented("Share.bumpEpoch")
-}
-
-// Grants lists the delegation tree (a later release).
-func (s *shareServer) Grants(ctx context.Context, call schema.Share_grants) error {
-	return unimplemented("Share.grants")
-}
-
-// Save mints a token for this facet (a later release).
-func (s *shareServer) Save(ctx context.Context, call schema.Share_save) error {
-	return unimplemented("Share.save")
 }
 
 // Fork copies the log up to a cursor into a new share (a later release).

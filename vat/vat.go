@@ -38,6 +38,7 @@ type Vat struct {
 	cfg   Config
 	store sharevat.Store
 	log   *slog.Logger
+	reg   *registry
 }
 
 // New checks cfg and returns a Vat.
@@ -52,7 +53,9 @@ func New(cfg Config) (*Vat, error) {
 		return nil, fmt.Errorf("vat: limits: %w", err)
 	}
 	setDefaults(&cfg)
-	return &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger}, nil
+	v := &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger}
+	v.reg = newRegistry(v)
+	return v, nil
 }
 
 func setDefaults(cfg *Config) {
@@ -93,7 +96,7 @@ func (v *Vat) MintAdminToken(ctx context.Context) (sharevat.Minted, error) {
 		return sharevat.Minted{}, fmt.Errorf("admin token: %w", err)
 	}
 	if ids := liveIDs(old); len(ids) > 0 {
-		if err := v.store.RevokeGrants(ctx, ids, v.now()); err != nil {
+		if err := v.reg.revoke(ctx, ids); err != nil {
 			return sharevat.Minted{}, fmt.Errorf("admin token: revoke old: %w", err)
 		}
 	}

@@ -23,59 +23,54 @@ var _ schema.Vault_Server = (*vault)(nil)
 
 // Restore redeems a share token into a Share facet of the grant's scope.
 func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
+	call.Go()
 	return s.vat.guard(ctx, "Vault.restore", func() error {
-		f, sh, g, err := s.redeemShare(ctx, call.Args().Token)
+		lg, err := s.redeem(ctx, call.Args().Token, false)
 		if err != nil {
 			return err
+		}
+		sh, err := s.vat.store.Share(ctx, lg.g.ShareID)
+		if err != nil {
+			return s.redeemFailed(err)
 		}
 		res, err := call.AllocResults()
 		if err != nil {
 			return err
 		}
+		f := &facet{vat: s.vat, lg: lg, rights: lg.g.Scope, peer: s.peer}
 		if err := res.SetShare(schema.Share_ServerToClient(&shareServer{f})); err != nil {
 			return err
 		}
-		return setAccessInfo(res.NewAccess, res.NewInfo, f.access(g), sh)
+		return setAccessInfo(res.NewAccess, res.NewInfo, f.access(), sh)
 	})
 }
 
-// redeemShare parses and verifies a share token and checks its grant.
-func (s *vault) redeemShare(ctx context.Context, text func() (string, error)) (*facet, sharevat.Share, sharevat.Grant, error) {
-	g, err := s.verify(ctx, text)
-	if err != nil {
-		return nil, sharevat.Share{}, g, err
-	}
-	sh, g, err := s.vat.validGrant(ctx, g.ID)
-	s.auditRedeem(ctx, g, err)
-	if err != nil {
-		return nil, sh, g, s.redeemFailed(err)
-	}
-	f := &facet{vat: s.vat, share: sh.ID, grant: g.ID, scope: g.Scope, peer: s.peer}
-	return f, sh, g, nil
-}
-
-// verify parses a token and checks its secret against the stored
-// verifier. Unknown ids still pay for one keyed hash, so that timing does
-// not tell "unknown" from "wrong secret".
-func (s *vault) verify(ctx context.Context, text func() (string, error)) (sharevat.Grant, error) {
+// redeem parses a token, finds its live grant and checks the secret
+// against the stored verifier. Every failure is errRedeem; an unknown or
+// dead grant still pays for one keyed hash, so that timing does not tell
+// it from a wrong secret.
+func (s *vault) redeem(ctx context.Context, text func() (string, error), admin bool) (*liveGrant, error) {
 	raw, err := text()
 	if err != nil {
-		return sharevat.Grant{}, errRedeem
+		return nil, errRedeem
 	}
 	tok, err := sturdyref.Parse(raw)
 	if err != nil {
-		return sharevat.Grant{}, errRedeem
+		return nil, errRedeem
 	}
-	g, err := s.vat.store.Grant(ctx, tok.GrantID)
+	lg, err := s.vat.reg.get(ctx, tok.GrantID)
 	if err != nil {
 		s.vat.cfg.Verifier.Verify(tok, nil)
-		return sharevat.Grant{}, s.redeemFailed(err)
+		s.auditRedeem(ctx, sharevat.Grant{ID: tok.GrantID}, err)
+		return nil, s.redeemFailed(err)
 	}
-	if !s.vat.cfg.Verifier.Verify(tok, g.Verifier) {
-		s.auditRedeem(ctx, g, errRedeem)
-		return sharevat.Grant{}, errRedeem
+	if !s.vat.cfg.Verifier.Verify(tok, lg.g.Verifier) || lg.g.IsAdmin() != admin {
+		s.auditRedeem(ctx, lg.g, errRedeem)
+		return nil, errRedeem
 	}
-	return g, nil
+	lg.touch(s.vat.now())
+	s.auditRedeem(ctx, lg.g, nil)
+	return lg, nil
 }
 
 // redeemFailed hides the cause of a failed redeem. Store failures other
@@ -103,20 +98,11 @@ func (s *vault) auditRedeem(ctx context.Context, g sharevat.Grant, err error) {
 // RestoreAdmin redeems the server's admin token.
 func (s *vault) RestoreAdmin(ctx context.Context, call schema.Vault_restoreAdmin) error {
 	return s.vat.guard(ctx, "Vault.restoreAdmin", func() error {
-		g, err := s.verify(ctx, call.Args().Token)
+		lg, err := s.redeem(ctx, call.Args().Token, true)
 		if err != nil {
 			return err
 		}
-		if !g.IsAdmin() {
-			s.auditRedeem(ctx, g, errRedeem)
-			return errRedeem
-		}
-		if _, err := s.vat.liveChain(ctx, g.ID); err != nil {
-			s.auditRedeem(ctx, g, err)
-			return s.redeemFailed(err)
-		}
-		s.auditRedeem(ctx, g, nil)
-		return setAdmin(call.AllocResults, &adminServer{vat: s.vat, grant: g.ID, peer: s.peer})
+		return setAdmin(call.AllocResults, &adminServer{vat: s.vat, lg: lg, peer: s.peer})
 	})
 }
 

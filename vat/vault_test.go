@@ -117,18 +117,6 @@ func TestShareInfoAndUpdate(t *testing.T) {
 	assert.Equal(t, sh.Access.GrantID, acc.GrantID)
 }
 
-// TestUnimplementedMethodsAnswer: methods of later releases answer with an
-// error, not a hang or a crash.
-func TestUnimplementedMethodsAnswer(t *testing.T) {
-	ctx := context.Background()
-	tv := MustServe(t, sharevat.Limits{}, nil)
-	sh := tv.MustRestore(t, tv.MustCreate(t, "s"))
-	_, err := sh.Grants(ctx)
-	require.Error(t, err)
-	_, _, err = sh.Fetch(ctx)
-	assert.NoError(t, err, "the capability still works")
-}
-
 // panicStore wraps the real store and panics in the first Append.
 type panicStore struct {
 	sharevat.Store
