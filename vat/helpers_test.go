@@ -1,12 +1,15 @@
 package vat_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,14 +30,41 @@ type testVat struct {
 	URL   string
 	Vat   *vat.Vat
 	Store sharevat.Store
-	Admin string // the admin token
+	Admin string   // the admin token
+	Log   *syncBuf // everything the vat and the transport logged, at debug level
+	Dir   string   // the data directory
+}
+
+// syncBuf is a log sink safe for concurrent writers.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // MustServe starts a vat on a fresh data file. wrap, if non-nil, wraps the
 // store (fault injection); limits, if non-zero, replace the defaults.
 func MustServe(tb testing.TB, limits sharevat.Limits, wrap func(sharevat.Store) sharevat.Store) *testVat {
 	tb.Helper()
-	db, err := bolt.Open(filepath.Join(tb.TempDir(), "sharevat.db"), bolt.Options{})
+	return MustServeConfig(tb, wrap, func(c *vat.Config) { c.Limits = limits })
+}
+
+// MustServeConfig is MustServe with a hook to adjust the vat's Config.
+func MustServeConfig(tb testing.TB, wrap func(sharevat.Store) sharevat.Store, adjust func(*vat.Config)) *testVat {
+	tb.Helper()
+	dir := tb.TempDir()
+	db, err := bolt.Open(filepath.Join(dir, "sharevat.db"), bolt.Options{})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { db.Close() })
 	var st sharevat.Store = db
@@ -45,15 +75,21 @@ func MustServe(tb testing.TB, limits sharevat.Limits, wrap func(sharevat.Store) 
 	require.NoError(tb, err)
 	ver, err := sturdyref.NewVerifier(pepper)
 	require.NoError(tb, err)
-	v, err := vat.New(vat.Config{Store: st, Verifier: ver, Limits: limits})
+	logs := &syncBuf{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg := vat.Config{Store: st, Verifier: ver, Logger: logger}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	v, err := vat.New(cfg)
 	require.NoError(tb, err)
 	m, err := v.MintAdminToken(context.Background())
 	require.NoError(tb, err)
-	return &testVat{URL: startHTTP(tb, v), Vat: v, Store: st, Admin: m.Token}
+	return &testVat{URL: startHTTP(tb, v, logger), Vat: v, Store: st, Admin: m.Token, Log: logs, Dir: dir}
 }
 
-func startHTTP(tb testing.TB, v *vat.Vat) string {
-	h := rpc.NewHandler(rpc.HandlerOptions{Bootstrap: func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) }})
+func startHTTP(tb testing.TB, v *vat.Vat, logger *slog.Logger) string {
+	h := rpc.NewHandler(rpc.HandlerOptions{Logger: logger, Bootstrap: func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) }})
 	mux := http.NewServeMux()
 	mux.Handle("/rpc", h)
 	srv := httptest.NewServer(mux)
@@ -108,4 +144,24 @@ func op(id, kind, key, body string) sharevat.Op {
 		o.Body = []byte(body)
 	}
 	return o
+}
+
+// clock is an injectable clock for expiry tests.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }

@@ -2,7 +2,6 @@ package vat
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -208,6 +207,3 @@ func deadIfNotFound(err error) error {
 	}
 	return err
 }
-
-// isDead reports whether err says a grant is no longer valid.
-func isDead(err error) bool { return errors.Is(err, sharevat.ErrRevoked) }
