@@ -75,7 +75,12 @@ var commands = []command{
 	{"create", "create a share (token: admin) and print its owner token", runCreate},
 	{"append", "append ops (JSON Lines) to a share", runAppend},
 	{"read", "print a share's log as JSON Lines", runRead},
+	{"tail", "print a share's log as JSON Lines, then follow new ops live", runTail},
 	{"snapshot", "print a share's materialized state as JSON", runSnapshot},
+	{"grant", "mint a token for a narrower right and print it", runGrant},
+	{"grants", "show who has access: the tree of grants", runGrants},
+	{"revoke", "revoke a grant and its subtree (--grant ID), or every token (--all)", runRevoke},
+	{"inspect", "say what a token is and whether it is valid, without its secret", runInspect},
 }
 
 // Env is what a command reads and writes besides its arguments.

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"sharevat"
+)
+
+// grantRequest is what `grant` asks the server for.
+type grantRequest struct {
+	scope sharevat.Scope
+	ttl   time.Duration
+	label string
+}
+
+func runGrant(ctx context.Context, env *Env, args []string) error {
+	var cf clientFlags
+	var scope, label string
+	var ttl time.Duration
+	fs := flag.NewFlagSet("grant", flag.ContinueOnError)
+	cf.register(fs)
+	fs.StringVar(&scope, "scope", "", "rights of the new token, comma-separated: read, append, delegate, admin (required)")
+	fs.DurationVar(&ttl, "ttl", 0, "lifetime of the new token, e.g. 24h (0: the same expiry as this token)")
+	fs.StringVar(&label, "label", "", "who or what the token is for; shown by 'sharevat grants'")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: sharevat grant --scope read|append|read,append|…[,delegate] [--ttl 24h] [--label L]
+
+Mints a token for a narrower right than this token's and prints it (shown
+once: pass it on, keep it secret). The scope must be a subset of this
+token's own, which needs the delegate right; the new token expires no later
+than this one. Add delegate to let its holder mint narrower tokens in turn.`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	req, err := grantInput(scope, ttl, label)
+	if err != nil {
+		return err
+	}
+	cf.resolve(env)
+	ctx, cancel := withTimeout(ctx, cf.timeout)
+	defer cancel()
+	return grant(ctx, env, &cf, req)
+}
+
+// grantInput checks the command line of `grant`.
+func grantInput(scope string, ttl time.Duration, label string) (grantRequest, error) {
+	if scope == "" {
+		return grantRequest{}, usagef("--scope is required (e.g. --scope read)")
+	}
+	sc, err := sharevat.ParseScope(scope)
+	if err != nil {
+		return grantRequest{}, usagef("--scope: %s", sharevat.ErrorMessage(err))
+	}
+	if ttl < 0 {
+		return grantRequest{}, usagef("--ttl must not be negative (0 keeps this token's expiry)")
+	}
+	return grantRequest{scope: sc, ttl: ttl, label: label}, nil
+}
+
+func grant(ctx context.Context, env *Env, cf *clientFlags, req grantRequest) error {
+	conn, sh, err := cf.restore(ctx)
+	if err != nil {
+		return denied(err)
+	}
+	defer conn.Close()
+	m, err := sh.Grant(ctx, req.scope, req.ttl, req.label)
+	if err != nil {
+		return err
+	}
+	if cf.json {
+		return writeJSON(env.Stdout, map[string]any{
+			"token": m.Token, "grant_id": m.GrantID, "scope": m.Scope.String(), "expires_at": jsonTime(m.ExpiresAt),
+		})
+	}
+	fmt.Fprintf(env.Stderr, "granted %s (scope %s, expires %s); its token (shown once, keep it secret):\n",
+		m.GrantID, m.Scope, stamp(m.ExpiresAt, "never"))
+	_, err = fmt.Fprintln(env.Stdout, m.Token)
+	return err
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"sharevat"
+	"sharevat/sturdyref"
+)
+
+func runRevoke(ctx context.Context, env *Env, args []string) error {
+	var cf clientFlags
+	var id string
+	var all bool
+	fs := flag.NewFlagSet("revoke", flag.ContinueOnError)
+	cf.register(fs)
+	fs.StringVar(&id, "grant", "", "revoke this grant (its id, as 'sharevat grants' shows it) and everything minted from it")
+	fs.BoolVar(&all, "all", false, "revoke every token of the share, this one included, and print a new owner token")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: sharevat revoke --grant ID | --all
+
+--grant revokes one grant and everything minted from it; it needs the admin
+right, or the grant must be this token's own or below it. --all bumps the
+share's epoch: every token of the share minted so far dies at once, the one
+used here included, and a new owner token is printed (shown once: keep it
+secret). Connected holders are refused on their next call either way.`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	if err := revokeInput(id, all); err != nil {
+		return err
+	}
+	cf.resolve(env)
+	ctx, cancel := withTimeout(ctx, cf.timeout)
+	defer cancel()
+	if all {
+		return bumpEpoch(ctx, env, &cf)
+	}
+	return revokeGrant(ctx, env, &cf, sharevat.GrantID(id))
+}
+
+// revokeInput checks the command line of `revoke`. It never quotes the
+// id: a token pasted by mistake must not end up on the screen.
+func revokeInput(id string, all bool) error {
+	switch {
+	case (id != "") == all:
+		return usagef("pass exactly one of --grant ID and --all")
+	case all:
+		return nil
+	case strings.HasPrefix(id, sturdyref.Prefix):
+		return usagef("--grant wants a grant id, not a token (see 'sharevat grants')")
+	case !sturdyref.ValidID(id):
+		return usagef("--grant wants a grant id: %d characters a-z and 2-7 (see 'sharevat grants')", sturdyref.IDLen)
+	}
+	return nil
+}
+
+func revokeGrant(ctx context.Context, env *Env, cf *clientFlags, id sharevat.GrantID) error {
+	conn, sh, err := cf.restore(ctx)
+	if err != nil {
+		return denied(err)
+	}
+	defer conn.Close()
+	if err := sh.Revoke(ctx, id); err != nil {
+		return err
+	}
+	if cf.json {
+		return writeJSON(env.Stdout, map[string]any{"grant_id": id, "revoked": true})
+	}
+	_, err = fmt.Fprintf(env.Stdout, "revoked %s and everything minted from it\n", id)
+	return err
+}
+
+func bumpEpoch(ctx context.Context, env *Env, cf *clientFlags) error {
+	conn, sh, err := cf.restore(ctx)
+	if err != nil {
+		return denied(err)
+	}
+	defer conn.Close()
+	m, epoch, err := sh.BumpEpoch(ctx)
+	if err != nil {
+		return err
+	}
+	if cf.json {
+		return writeJSON(env.Stdout, map[string]any{"token": m.Token, "grant_id": m.GrantID, "epoch": epoch})
+	}
+	fmt.Fprintf(env.Stderr, "epoch is now %d; every earlier token of this share is dead; the new owner token (shown once):\n", epoch)
+	_, err = fmt.Fprintln(env.Stdout, m.Token)
+	return err
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"sharevat"
+	"sharevat/client"
+)
+
+// runTail prints the log like read, then follows it live: it keeps one
+// subscription open, resubscribing from the last printed op after a
+// reconnect (the server restarting, the network dropping), so every op is
+// printed exactly once, in order. It runs until interrupted (exit 0), or
+// until the token is revoked or refused (exit 3).
+func runTail(ctx context.Context, env *Env, args []string) error {
+	var cf clientFlags
+	var from uint64
+	fs := flag.NewFlagSet("tail", flag.ContinueOnError)
+	cf.register(fs)
+	fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: sharevat tail [--from N]
+
+Prints ops as JSON Lines like read, then follows new ops as they are
+appended, riding through reconnects, until interrupted. --timeout, when
+given, stops following after that long (exit 0); by default tail never
+times out.`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	cf.resolve(env)
+	if !flagSet(fs, "timeout") {
+		cf.timeout = 0
+	}
+	ctx, cancel := withTimeout(ctx, cf.timeout)
+	defer cancel()
+	return tail(ctx, env, &cf, sharevat.Cursor(from))
+}
+
+func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor) error {
+	tok, err := cf.theToken()
+	if err != nil {
+		return err
+	}
+	s := client.NewSession(cf.server, tok, nil)
+	defer s.Close()
+	err = client.Tail(ctx, s, from, func(e sharevat.Entry) error {
+		return writeJSON(env.Stdout, toJSONEntry(&e))
+	})
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil // interrupted, or --timeout passed: a normal end
+	}
+	return denied(err)
+}
+
+// flagSet reports whether the command line set flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
