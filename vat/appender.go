@@ -32,6 +32,7 @@ func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append
 		if err != nil {
 			return err
 		}
+		a.f.vat.hub.publish(a.f.share(), ack.Head)
 		return setAck(call, ack)
 	})
 }

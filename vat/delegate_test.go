@@ -190,6 +190,13 @@ func TestBumpEpoch(t *testing.T) {
 
 	a2 := tv.MustRestore(t, m.Token)
 	assert.Equal(t, sharevat.Epoch(2), a2.Access.Epoch)
+	grants, err := a2.Grants(bg)
+	require.NoError(t, err)
+	for _, g := range grants {
+		if g.ID == bm.GrantID {
+			assert.False(t, g.LastUsed.IsZero(), "B's last use survives the bump")
+		}
+	}
 	app, err := a2.Appender(bg)
 	require.NoError(t, err)
 	ack, err := app.Append(bg, eventBatch(1, "old-epoch"))

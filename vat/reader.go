@@ -110,11 +110,6 @@ func (v *Vat) checkSnapshotSize(ents []sharevat.Entity) error {
 	return nil
 }
 
-// Subscribe follows the log live (a later release).
-func (r *readerServer) Subscribe(ctx context.Context, call schema.Reader_subscribe) error {
-	return unimplemented("Reader.subscribe")
-}
-
 // Save mints a token that redeems to read-only access; it needs delegate
 // on the grant behind this Reader.
 func (r *readerServer) Save(ctx context.Context, call schema.Reader_save) error {

@@ -3,6 +3,7 @@ package vat
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"sharevat"
 )
@@ -18,13 +19,16 @@ func (r *registry) revoke(ctx context.Context, ids []sharevat.GrantID) error {
 		return fmt.Errorf("revoke: %w", err)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	used := make(map[sharevat.GrantID]time.Time)
 	for _, id := range ids {
 		if lg := r.grants[id]; lg != nil {
 			lg.cancel(errDead)
 			delete(r.grants, id)
+			lg.collectUse(used)
 		}
 	}
+	r.mu.Unlock()
+	r.v.persistUse(ctx, used)
 	return nil
 }
 
@@ -44,32 +48,65 @@ func (r *registry) bump(ctx context.Context, id sharevat.ShareID, owner func(sha
 	if sh, err = r.v.store.BumpEpoch(ctx, id, g); err != nil {
 		return sh, fmt.Errorf("bump epoch: %w", err)
 	}
-	r.fence(id, sh.Epoch)
+	r.v.persistUse(ctx, r.fence(id, sh.Epoch))
 	return sh, nil
 }
 
-// fence replaces a share's epoch context and drops its older grants.
-func (r *registry) fence(id sharevat.ShareID, epoch sharevat.Epoch) {
+// fence replaces a share's epoch context and drops its older grants,
+// returning their last-use times.
+func (r *registry) fence(id sharevat.ShareID, epoch sharevat.Epoch) map[sharevat.GrantID]time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ls := r.shares[id]; ls != nil {
 		ls.cancel(errDead)
 	}
 	r.shares[id] = newLiveShare(r.root, epoch)
+	used := make(map[sharevat.GrantID]time.Time)
 	for gid, lg := range r.grants {
 		if lg.g.ShareID == id && lg.g.Epoch != epoch {
 			lg.cancel(errDead)
 			delete(r.grants, gid)
+			lg.collectUse(used)
 		}
+	}
+	return used
+}
+
+// collectUse adds lg's last use, if any, to used.
+func (lg *liveGrant) collectUse(used map[sharevat.GrantID]time.Time) {
+	if n := lg.used.Load(); n > 0 {
+		used[lg.g.ID] = time.Unix(0, n).UTC()
 	}
 }
 
-// lastUsed returns the in-memory last-use time of cached grants.
-func (r *registry) lastUsed(id sharevat.GrantID) int64 {
+// usage returns the last-use times of every cached grant (of one share,
+// or of all when share is "").
+func (r *registry) usage(share sharevat.ShareID) map[sharevat.GrantID]time.Time {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if lg := r.grants[id]; lg != nil {
-		return lg.used.Load()
+	used := make(map[sharevat.GrantID]time.Time)
+	for _, lg := range r.grants {
+		if share == "" || lg.g.ShareID == share {
+			lg.collectUse(used)
+		}
 	}
-	return 0
+	return used
+}
+
+// persistUse writes last-use times to the store. Last-use is advisory:
+// kept in memory on the hot path and written when grants are listed,
+// revoked or fenced, and when the vat closes; a failure is only logged.
+func (v *Vat) persistUse(ctx context.Context, used map[sharevat.GrantID]time.Time) {
+	if len(used) == 0 {
+		return
+	}
+	if err := v.store.TouchGrants(ctx, used); err != nil {
+		v.log.Warn("saving last-use times failed", "err", err)
+	}
+}
+
+// FlushUsage writes every cached last-use time to the store; serve calls
+// it at shutdown.
+func (v *Vat) FlushUsage(ctx context.Context) {
+	v.persistUse(ctx, v.reg.usage(""))
 }

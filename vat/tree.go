@@ -22,7 +22,7 @@ func (s *shareServer) Grants(ctx context.Context, call schema.Share_grants) erro
 		if !s.f.rights.Has(sharevat.ScopeAdmin) {
 			shown = subtree(all, s.f.lg.g.ID)
 		}
-		s.f.vat.freshen(shown)
+		s.f.vat.freshen(ctx, s.f.share(), shown)
 		res, err := call.AllocResults()
 		if err != nil {
 			return err
@@ -31,11 +31,14 @@ func (s *shareServer) Grants(ctx context.Context, call schema.Share_grants) erro
 	})
 }
 
-// freshen merges the in-memory last-use times into grants.
-func (v *Vat) freshen(grants []sharevat.Grant) {
+// freshen merges the in-memory last-use times into grants, and saves
+// them to the store while at it.
+func (v *Vat) freshen(ctx context.Context, share sharevat.ShareID, grants []sharevat.Grant) {
+	used := v.reg.usage(share)
+	v.persistUse(ctx, used)
 	for i := range grants {
-		if n := v.reg.lastUsed(grants[i].ID); n > 0 && n > wire.Nanos(grants[i].LastUsed) {
-			grants[i].LastUsed = wire.Time(n)
+		if t, ok := used[grants[i].ID]; ok && t.After(grants[i].LastUsed) {
+			grants[i].LastUsed = t
 		}
 		grants[i].Verifier = nil
 	}

@@ -39,6 +39,7 @@ type Vat struct {
 	store sharevat.Store
 	log   *slog.Logger
 	reg   *registry
+	hub   *hub // live subscriptions (hub.go)
 }
 
 // New checks cfg and returns a Vat.
@@ -53,7 +54,7 @@ func New(cfg Config) (*Vat, error) {
 		return nil, fmt.Errorf("vat: limits: %w", err)
 	}
 	setDefaults(&cfg)
-	v := &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger}
+	v := &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger, hub: newHub()}
 	v.reg = newRegistry(v)
 	return v, nil
 }

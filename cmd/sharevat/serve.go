@@ -89,7 +89,9 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	return runServer(ctx, env, ln, newHandler(v, f, log), db, log)
+	err = runServer(ctx, env, ln, newHandler(v, f, log), db, log)
+	v.FlushUsage(context.Background())
+	return err
 }
 
 // openVat loads the pepper, builds the vat and mints the admin token on
