@@ -27,12 +27,14 @@ func (v *Vat) newGrant(share sharevat.ShareID, parent sharevat.GrantID, scope sh
 }
 
 // audit appends one record; a failure is logged, never shown to the peer
-// and never fails the call that caused it.
+// and never fails the call that caused it. The record is written even if
+// the call's context was just cancelled (a bump kills its caller's own
+// grant, and so its call context).
 func (v *Vat) audit(ctx context.Context, rec sharevat.AuditRecord) {
 	if rec.At.IsZero() {
 		rec.At = v.now()
 	}
-	if err := v.store.Audit(ctx, rec); err != nil {
+	if err := v.store.Audit(context.WithoutCancel(ctx), rec); err != nil {
 		v.log.Error("audit write failed", "action", rec.Action, "grant", rec.GrantID, "err", err)
 	}
 }

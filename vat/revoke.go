@@ -100,7 +100,7 @@ func (v *Vat) persistUse(ctx context.Context, used map[sharevat.GrantID]time.Tim
 	if len(used) == 0 {
 		return
 	}
-	if err := v.store.TouchGrants(ctx, used); err != nil {
+	if err := v.store.TouchGrants(context.WithoutCancel(ctx), used); err != nil {
 		v.log.Warn("saving last-use times failed", "err", err)
 	}
 }
