@@ -55,7 +55,7 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 			return err
 		}
 		f := &facet{vat: a.vat, lg: lg, rights: lg.g.Scope, peer: a.peer}
-		if err := res.SetShare(schema.Share_ServerToClient(&shareServer{f})); err != nil {
+		if err := res.SetShare(f.shareClient()); err != nil {
 			return err
 		}
 		return setMintedInfo(res.NewOwner, res.NewInfo, m, sh)

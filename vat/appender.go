@@ -2,6 +2,7 @@ package vat
 
 import (
 	"context"
+	"time"
 
 	"sharevat"
 	"sharevat/schema"
@@ -26,6 +27,7 @@ func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append
 		if err != nil {
 			return err
 		}
+		start := time.Now()
 		ack, err := a.f.vat.store.Append(ctx, sharevat.AppendRequest{
 			Share: a.f.share(), Batch: batch, Limits: a.f.vat.cfg.Limits, Now: a.f.vat.now(),
 		})
@@ -33,6 +35,7 @@ func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append
 			return err
 		}
 		a.f.vat.hub.publish(a.f.share(), ack.Head)
+		a.f.vat.obs.Appended(ack, time.Since(start))
 		return setAck(call, ack)
 	})
 }

@@ -29,6 +29,7 @@ func (r *registry) revoke(ctx context.Context, ids []sharevat.GrantID) error {
 	}
 	r.mu.Unlock()
 	r.v.persistUse(ctx, used)
+	r.v.obs.Revoked(len(ids))
 	return nil
 }
 
@@ -49,6 +50,7 @@ func (r *registry) bump(ctx context.Context, id sharevat.ShareID, owner func(sha
 		return sh, fmt.Errorf("bump epoch: %w", err)
 	}
 	r.v.persistUse(ctx, r.fence(id, sh.Epoch))
+	r.v.obs.EpochBumped()
 	return sh, nil
 }
 

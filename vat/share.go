@@ -64,7 +64,7 @@ func (s *shareServer) Appender(ctx context.Context, call schema.Share_appender) 
 		if err != nil {
 			return err
 		}
-		return res.SetAppender(schema.Appender_ServerToClient(&appenderServer{s.f.narrow(sharevat.ScopeAppend | sharevat.ScopeDelegate)}))
+		return res.SetAppender(s.f.narrow(sharevat.ScopeAppend | sharevat.ScopeDelegate).appenderClient())
 	})
 }
 
@@ -75,7 +75,7 @@ func (s *shareServer) Reader(ctx context.Context, call schema.Share_reader) erro
 		if err != nil {
 			return err
 		}
-		return res.SetReader(schema.Reader_ServerToClient(&readerServer{s.f.narrow(sharevat.ScopeRead | sharevat.ScopeDelegate)}))
+		return res.SetReader(s.f.narrow(sharevat.ScopeRead | sharevat.ScopeDelegate).readerClient())
 	})
 }
 

@@ -155,7 +155,7 @@ func (s *subscription) follow() error {
 				return s.why(err)
 			}
 		}
-		if s.last >= head {
+		if len(entries) == 0 || s.last >= head { // caught up (never spin on an empty read)
 			if err := s.wait(wake); err != nil {
 				return err
 			}
@@ -242,7 +242,7 @@ func (v *Vat) readPush(ctx context.Context, share sharevat.ShareID, from shareva
 		head = h
 		n := fitBudget(got, &budget, len(out) == 0)
 		out = append(out, got[:n]...)
-		if n < len(got) || len(got) == 0 || n == 0 {
+		if n < len(got) || len(got) == 0 {
 			break
 		}
 		from = got[n-1].Cursor

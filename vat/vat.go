@@ -30,6 +30,8 @@ type Config struct {
 	// ReadBudget caps the bytes of one read or snapshot answer, so it
 	// fits one WebSocket frame; zero: 8 MiB.
 	ReadBudget int
+	// Observer receives events for metrics; zero: none.
+	Observer Observer
 }
 
 // Vat serves the capability graph over whatever transport hands it
@@ -40,6 +42,8 @@ type Vat struct {
 	log   *slog.Logger
 	reg   *registry
 	hub   *hub // live subscriptions (hub.go)
+	obs   Observer
+	caps  liveCaps
 }
 
 // New checks cfg and returns a Vat.
@@ -56,6 +60,10 @@ func New(cfg Config) (*Vat, error) {
 	setDefaults(&cfg)
 	v := &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger, hub: newHub()}
 	v.reg = newRegistry(v)
+	v.obs = cfg.Observer
+	if v.obs == nil {
+		v.obs = nopObserver{}
+	}
 	return v, nil
 }
 

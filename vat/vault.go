@@ -38,7 +38,7 @@ func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
 			return err
 		}
 		f := &facet{vat: s.vat, lg: lg, rights: lg.g.Scope, peer: s.peer}
-		if err := res.SetShare(schema.Share_ServerToClient(&shareServer{f})); err != nil {
+		if err := res.SetShare(f.shareClient()); err != nil {
 			return err
 		}
 		return setAccessInfo(res.NewAccess, res.NewInfo, f.access(), sh)
@@ -52,10 +52,12 @@ func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
 func (s *vault) redeem(ctx context.Context, text func() (string, error), admin bool) (*liveGrant, error) {
 	raw, err := text()
 	if err != nil {
+		s.vat.obs.Redeemed(false)
 		return nil, errRedeem
 	}
 	tok, err := sturdyref.Parse(raw)
 	if err != nil {
+		s.vat.obs.Redeemed(false)
 		return nil, errRedeem
 	}
 	lg, err := s.vat.reg.get(ctx, tok.GrantID)
@@ -84,7 +86,9 @@ func (s *vault) redeemFailed(err error) error {
 	return errRedeem
 }
 
+// auditRedeem records a redeem's outcome in the audit log and metrics.
 func (s *vault) auditRedeem(ctx context.Context, g sharevat.Grant, err error) {
+	s.vat.obs.Redeemed(err == nil)
 	result := "ok"
 	if err != nil {
 		result = string(sharevat.EUnauthorized)
@@ -123,7 +127,7 @@ func setAdmin[R adminResults](alloc func() (R, error), a *adminServer) error {
 	if err != nil {
 		return err
 	}
-	return res.SetAdmin(schema.Admin_ServerToClient(a))
+	return res.SetAdmin(a.client())
 }
 
 // setAccessInfo fills the (access, info) result pair many calls return.

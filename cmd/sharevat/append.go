@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,7 +10,6 @@ import (
 	"os"
 
 	"sharevat"
-	"sharevat/client"
 )
 
 // jsonOp is one input line of `append` (DESIGN.md §11).
@@ -31,23 +28,26 @@ const maxLine = 64 << 20
 
 func runAppend(ctx context.Context, env *Env, args []string) error {
 	var cf clientFlags
+	var sf stateFlags
 	var file string
-	var batchSize int
 	fs := flag.NewFlagSet("append", flag.ContinueOnError)
 	cf.register(fs)
+	sf.register(fs)
 	fs.StringVar(&file, "file", "", "read ops from this JSON Lines file instead of stdin")
-	fs.IntVar(&batchSize, "batch", 500, "ops per append call")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: sharevat append [--file F] < ops.jsonl
 
 One op per line: {"op_id","kind","key","body","depends_on","expected_cursor","delete"}.
-Ops without op_id get a random one; give op ids to make re-running safe.`)
+The ops are first stored in the token's durable outbox (under --state), then
+sent; an op without op_id gets a random one when it is stored. If append is
+killed or times out, 'sharevat flush' sends what is left, without sending
+anything twice; re-running the same input is safe when it has op ids.`)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
-	if batchSize < 1 {
+	if sf.batch < 1 {
 		return usagef("--batch must be at least 1")
 	}
 	cf.resolve(env)
@@ -57,7 +57,7 @@ Ops without op_id get a random one; give op ids to make re-running safe.`)
 	}
 	ctx, cancel := withTimeout(ctx, cf.timeout)
 	defer cancel()
-	return appendOps(ctx, env, &cf, ops, batchSize)
+	return appendOps(ctx, env, &cf, &sf, ops)
 }
 
 // readOps parses the JSON Lines input.
@@ -102,9 +102,6 @@ func parseOp(line []byte) (sharevat.Op, error) {
 	if err := json.Unmarshal(line, &j); err != nil {
 		return sharevat.Op{}, fmt.Errorf("not a JSON op: %v", err)
 	}
-	if j.OpID == "" {
-		j.OpID = randomID("op-")
-	}
 	op := sharevat.Op{OpID: j.OpID, Kind: j.Kind, Key: j.Key, DependsOn: j.DependsOn, Delete: j.Delete}
 	if len(j.Body) > 0 && string(j.Body) != "null" {
 		op.Body = []byte(j.Body)
@@ -116,46 +113,46 @@ func parseOp(line []byte) (sharevat.Op, error) {
 	return op, nil
 }
 
-func randomID(prefix string) string {
-	var b [12]byte
-	rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
-}
-
-// appendOps sends the ops in batches and reports the combined ack.
-func appendOps(ctx context.Context, env *Env, cf *clientFlags, ops []sharevat.Op, size int) error {
-	conn, sh, err := cf.restore(ctx)
-	if err != nil {
-		return denied(err)
-	}
-	defer conn.Close()
-	app, err := sh.Appender(ctx)
+// appendOps stores the ops in the outbox, durably, then flushes it and
+// reports on this run's ops (and on older pending ops sent along).
+func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, ops []sharevat.Op) error {
+	token, err := cf.theToken()
 	if err != nil {
 		return err
 	}
-	total, err := sendBatches(ctx, app, sh.Access.Epoch, ops, size)
+	path, err := sf.path(env, token)
 	if err != nil {
 		return err
 	}
-	return reportAck(env, cf.json, total)
+	ob, err := sf.openOutbox(path, len(ops))
+	if err != nil {
+		return fmt.Errorf("%w; nothing was stored", err)
+	}
+	defer ob.Close()
+	before, err := pendingIDs(ob)
+	if err != nil {
+		return err
+	}
+	ids, err := ob.Enqueue(ctx, ops...)
+	if err != nil {
+		return err
+	}
+	return sendAndReport(ctx, env, cf, ob, newSession(cf, token), ids, without(before, ids))
 }
 
-func sendBatches(ctx context.Context, app *client.Appender, epoch sharevat.Epoch, ops []sharevat.Op, size int) (sharevat.Ack, error) {
-	var total sharevat.Ack
-	for start := 0; start < len(ops); start += size {
-		b := &sharevat.Batch{BatchID: randomID("batch-"), Epoch: epoch, Ops: ops[start:min(start+size, len(ops))]}
-		for i := range b.Ops {
-			b.Ops[i].Seq = uint32(i)
-		}
-		ack, err := app.Append(ctx, b)
-		if err != nil {
-			return total, err
-		}
-		total.Head = ack.Head
-		total.Results = append(total.Results, ack.Results...)
+// without returns the ids of a that are not in b.
+func without(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, id := range b {
+		in[id] = true
 	}
-	total.Count()
-	return total, nil
+	var out []string
+	for _, id := range a {
+		if !in[id] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // jsonResult is one op's outcome in `append --json`.
@@ -165,18 +162,6 @@ type jsonResult struct {
 	Cursor  uint64 `json:"cursor,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
-}
-
-func reportAck(env *Env, asJSON bool, ack sharevat.Ack) error {
-	if asJSON {
-		writeJSON(env.Stdout, ackJSON(ack))
-	} else {
-		printAck(env.Stdout, ack)
-	}
-	if ack.Rejected > 0 {
-		return &rejectedError{n: ack.Rejected}
-	}
-	return nil
 }
 
 func ackJSON(ack sharevat.Ack) map[string]any {
@@ -189,6 +174,10 @@ func ackJSON(ack sharevat.Ack) map[string]any {
 
 func printAck(w io.Writer, ack sharevat.Ack) {
 	fmt.Fprintf(w, "applied %d, duplicate %d, rejected %d; head is %d\n", ack.Applied, ack.Duplicates, ack.Rejected, ack.Head)
+	printRejected(w, ack)
+}
+
+func printRejected(w io.Writer, ack sharevat.Ack) {
 	for _, r := range ack.Results {
 		if r.Status == sharevat.StatusRejected {
 			fmt.Fprintf(w, "  %s rejected: %s (%s)\n", r.OpID, r.Reason, r.Message)

@@ -16,7 +16,7 @@ import (
 // the exit codes of DESIGN.md §11.
 func TestWalkthrough(t *testing.T) {
 	srv := startServer(t, t.TempDir())
-	base := []string{"SHAREVAT_URL=" + srv.URL}
+	base := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + t.TempDir()}
 	out, stderr, code := cli(t, "", append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token")), "create", "--title", "demo")
 	require.Equal(t, 0, code, stderr)
 	env := append(base, "SHAREVAT_TOKEN="+firstLine(out))

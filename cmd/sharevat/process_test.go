@@ -125,7 +125,10 @@ func cli(t *testing.T, stdin string, env []string, args ...string) (string, stri
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(os.Environ(), env...)
+	// A state dir of the test's own (env may override it), and no 1 s
+	// race-detector sleep at every exit.
+	cmd.Env = append(os.Environ(), "SHAREVAT_STATE="+t.TempDir(), "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb

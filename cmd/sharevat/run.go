@@ -74,6 +74,7 @@ var commands = []command{
 	{"serve", "run the vat", runServe},
 	{"create", "create a share (token: admin) and print its owner token", runCreate},
 	{"append", "append ops (JSON Lines) to a share", runAppend},
+	{"flush", "send the ops still pending in the token's outbox", runFlush},
 	{"read", "print a share's log as JSON Lines", runRead},
 	{"tail", "print a share's log as JSON Lines, then follow new ops live", runTail},
 	{"snapshot", "print a share's materialized state as JSON", runSnapshot},
@@ -116,6 +117,7 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'sharevat <command> -h' for a command's flags.")
-	fmt.Fprintln(w, "Environment: SHAREVAT_URL (server), SHAREVAT_TOKEN (token), SHAREVAT_TOKEN_FILE (file holding the token).")
+	fmt.Fprintln(w, "Environment: SHAREVAT_URL (server), SHAREVAT_TOKEN (token), SHAREVAT_TOKEN_FILE (file holding the token),")
+	fmt.Fprintln(w, "             SHAREVAT_STATE (the append outbox directory).")
 	fmt.Fprintln(w, "Exit codes: 0 ok, 2 usage, 3 unauthorized/revoked/permission denied, 4 rejected or conflict, 1 anything else.")
 }

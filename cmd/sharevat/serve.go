@@ -76,12 +76,13 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	db, err := bolt.Open(filepath.Join(f.data, dbFile), bolt.Options{})
+	m := newMetrics()
+	db, err := bolt.Open(filepath.Join(f.data, dbFile), bolt.Options{OnCommit: m.Committed})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	v, err := openVat(ctx, f, db, log)
+	v, err := openVat(ctx, f, db, m, log)
 	if err != nil {
 		return err
 	}
@@ -89,14 +90,15 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	err = runServer(ctx, env, ln, newHandler(v, f, log), db, log)
-	v.FlushUsage(context.Background())
-	return err
+	h := newHandler(v, f, log)
+	m.watchConns(h.Conns)
+	err = runServer(ctx, env, ln, h, routes{db: db, metrics: m.handler()}, log)
+	return errors.Join(err, closeVat(v))
 }
 
 // openVat loads the pepper, builds the vat and mints the admin token on
 // first start.
-func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, log *slog.Logger) (*vat.Vat, error) {
+func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, obs vat.Observer, log *slog.Logger) (*vat.Vat, error) {
 	pepper, err := loadOrCreatePepper(f.data)
 	if err != nil {
 		return nil, err
@@ -105,7 +107,7 @@ func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, log *slog.Lo
 	if err != nil {
 		return nil, err
 	}
-	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log})
+	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: obs})
 	if err != nil {
 		return nil, err
 	}
@@ -144,15 +146,30 @@ func newHandler(v *vat.Vat, f *serveFlags, log *slog.Logger) *rpc.Handler {
 	})
 }
 
-// runServer serves /rpc and /healthz on ln until ctx ends, then shuts
-// down: stop accepting, close every RPC connection, wait for them.
-func runServer(ctx context.Context, env *Env, ln net.Listener, h *rpc.Handler, db *bolt.DB, log *slog.Logger) error {
+// closeVat ends the vat's subscriptions and saves last-use times.
+func closeVat(v *vat.Vat) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v.FlushUsage(ctx)
+	return v.Close(ctx)
+}
+
+// routes are the plain HTTP endpoints beside /rpc.
+type routes struct {
+	db      *bolt.DB
+	metrics http.Handler
+}
+
+// runServer serves /rpc, /healthz and /metrics on ln until ctx ends, then
+// shuts down: stop accepting, close every RPC connection, wait for them.
+func runServer(ctx context.Context, env *Env, ln net.Listener, h *rpc.Handler, r routes, log *slog.Logger) error {
 	mux := http.NewServeMux()
 	mux.Handle("/rpc", h)
-	mux.HandleFunc("/healthz", healthz(db))
+	mux.HandleFunc("/healthz", healthz(r.db))
+	mux.Handle("/metrics", r.metrics)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	url := "ws://" + ln.Addr().String() + "/rpc"
-	log.Info("serving", "url", url, "data", filepath.Dir(db.Path()))
+	log.Info("serving", "url", url, "data", filepath.Dir(r.db.Path()))
 	fmt.Fprintf(env.Stderr, "sharevat: serving on %s\n", url)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	"sharevat"
 	"sharevat/client"
@@ -25,9 +26,10 @@ func runTail(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(fs.Output(), `Usage: sharevat tail [--from N]
 
 Prints ops as JSON Lines like read, then follows new ops as they are
-appended, riding through reconnects, until interrupted. --timeout, when
-given, stops following after that long (exit 0); by default tail never
-times out.`)
+appended until interrupted. Like read, it fails if the server cannot be
+reached at start; after that it rides through reconnects and server
+restarts, printing every op exactly once. --timeout, when given, stops
+following after that long (exit 0); by default tail never times out.`)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, env, args); err != nil {
@@ -42,9 +44,15 @@ times out.`)
 	return tail(ctx, env, &cf, sharevat.Cursor(from))
 }
 
+// startTimeout bounds tail's first dial.
+const startTimeout = 30 * time.Second
+
 func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor) error {
 	tok, err := cf.theToken()
 	if err != nil {
+		return err
+	}
+	if err := probe(ctx, cf); err != nil {
 		return err
 	}
 	s := client.NewSession(cf.server, tok, nil)
@@ -56,6 +64,18 @@ func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor) 
 		return nil // interrupted, or --timeout passed: a normal end
 	}
 	return denied(err)
+}
+
+// probe fails fast, like read, when the server cannot be reached at
+// start; once tail has started, outages are ridden through.
+func probe(ctx context.Context, cf *clientFlags) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	conn, err := cf.dial(ctx)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
 }
 
 // flagSet reports whether the command line set flag name.

@@ -1,8 +1,13 @@
 package bolt_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"sharevat"
 	"sharevat/store/bolt"
@@ -34,4 +39,28 @@ func MustOpenAt(tb testing.TB, path string, opts bolt.Options) *bolt.DB {
 
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) sharevat.Store { return MustOpen(t) })
+}
+
+// TestOnCommit: the commit hook reports every durable append transaction
+// with its calls and ops.
+func TestOnCommit(t *testing.T) {
+	type commit struct{ calls, ops int }
+	got := make(chan commit, 10)
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "db"), bolt.Options{
+		OnCommit: func(calls, ops int, took time.Duration) {
+			assert.Positive(t, took)
+			got <- commit{calls, ops}
+		},
+	})
+	require.NoError(t, err)
+	defer db.Close()
+	ctx := context.Background()
+	sh := sharevat.Share{ID: "s", Epoch: 1}
+	require.NoError(t, db.CreateShare(ctx, sh, sharevat.Grant{ID: "g", ShareID: "s", Epoch: 1, Scope: sharevat.ScopeOwner}))
+	batch := &sharevat.Batch{BatchID: "b", Epoch: 1, Ops: []sharevat.Op{
+		{OpID: "a", Kind: "event", Body: []byte(`{}`)}, {OpID: "b", Kind: "event", Body: []byte(`{}`)},
+	}}
+	_, err = db.Append(ctx, sharevat.AppendRequest{Share: "s", Batch: batch, Limits: sharevat.DefaultLimits(), Now: time.Now()})
+	require.NoError(t, err)
+	assert.Equal(t, commit{1, 2}, <-got)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -76,7 +77,11 @@ func (c *committer) handOff(group []*appendCall, leader *appendCall) {
 // transaction fails, each call is retried alone, so that a store failure
 // in one call (or in the commit) is reported to that call only.
 func (db *DB) commitGroup(group []*appendCall) {
+	start := time.Now()
 	err := db.bdb.Update(func(tx *bbolt.Tx) error { return applyGroup(tx, group) })
+	if err == nil && db.opts.OnCommit != nil {
+		db.opts.OnCommit(len(group), groupOps(group), time.Since(start))
+	}
 	if err == nil || len(group) == 1 {
 		setGroupErr(group, err)
 		return
@@ -85,6 +90,17 @@ func (db *DB) commitGroup(group []*appendCall) {
 		err := db.bdb.Update(func(tx *bbolt.Tx) error { return applyGroup(tx, []*appendCall{call}) })
 		setGroupErr([]*appendCall{call}, err)
 	}
+}
+
+// groupOps counts the ops a group carried.
+func groupOps(group []*appendCall) int {
+	n := 0
+	for _, call := range group {
+		if call.req.Batch != nil {
+			n += len(call.req.Batch.Ops)
+		}
+	}
+	return n
 }
 
 // applyGroup applies each call in tx, stopping at the first store

@@ -38,11 +38,16 @@ type Options struct {
 	// lose acknowledged writes or corrupt the file. For tests and
 	// benchmarks only; never in production.
 	NoSync bool
+	// OnCommit, if set, is called after each durable append transaction
+	// with the number of append calls and ops it carried and how long the
+	// transaction (including its fsync) took. It must not block.
+	OnCommit func(calls, ops int, took time.Duration)
 }
 
 // DB is a sharevat.Store in one bbolt file.
 type DB struct {
 	path    string
+	opts    Options
 	bdb     *bbolt.DB
 	commits committer
 }
@@ -67,7 +72,7 @@ func Open(path string, opts Options) (*DB, error) {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
-	db := &DB{path: path, bdb: bdb}
+	db := &DB{path: path, opts: opts, bdb: bdb}
 	db.commits.db = db
 	return db, nil
 }

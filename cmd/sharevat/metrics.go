@@ -1,0 +1,112 @@
+package main
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"sharevat"
+	"sharevat/vat"
+)
+
+// metrics is the server's Prometheus registry and the vat.Observer and
+// store commit hook that feed it. Labels are fixed, small sets: never a
+// token, grant id or share id.
+type metrics struct {
+	reg         *prometheus.Registry
+	redeems     *prometheus.CounterVec
+	appends     prometheus.Counter
+	ops         *prometheus.CounterVec
+	appendTime  prometheus.Histogram
+	commits     prometheus.Counter
+	commitCalls prometheus.Histogram
+	commitOps   prometheus.Histogram
+	commitTime  prometheus.Histogram
+	revoked     prometheus.Counter
+	bumps       prometheus.Counter
+	caps        prometheus.Gauge
+}
+
+var _ vat.Observer = (*metrics)(nil)
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg:         prometheus.NewRegistry(),
+		redeems:     counterVec("redeems_total", "Token redeems by result (ok, unauthorized).", "result"),
+		appends:     counter("appends_total", "Append calls answered."),
+		ops:         counterVec("ops_total", "Appended ops by status (applied, duplicate, rejected).", "status"),
+		appendTime:  histogram("append_duration_seconds", "Append call latency, including the durable commit.", prometheus.ExponentialBuckets(50e-6, 2, 16)),
+		commits:     counter("commits_total", "Durable append transactions (group commits)."),
+		commitCalls: histogram("commit_calls", "Append calls per group commit.", prometheus.ExponentialBuckets(1, 2, 8)),
+		commitOps:   histogram("commit_ops", "Ops per group commit.", prometheus.ExponentialBuckets(1, 4, 9)),
+		commitTime:  histogram("commit_duration_seconds", "Group commit latency, including fsync.", prometheus.ExponentialBuckets(50e-6, 2, 16)),
+		revoked:     counter("revocations_total", "Grants revoked (a revoked subtree counts each grant)."),
+		bumps:       counter("epoch_bumps_total", "Epoch bumps."),
+		caps:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "sharevat_live_capabilities", Help: "Live capability objects handed out to peers."}),
+	}
+	m.reg.MustRegister(m.redeems, m.appends, m.ops, m.appendTime, m.commits, m.commitCalls, m.commitOps, m.commitTime,
+		m.revoked, m.bumps, m.caps, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func counter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: "sharevat_" + name, Help: help})
+}
+
+func counterVec(name, help, label string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sharevat_" + name, Help: help}, []string{label})
+}
+
+func histogram(name, help string, buckets []float64) prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sharevat_" + name, Help: help, Buckets: buckets})
+}
+
+// watchConns exports the live WebSocket connection count.
+func (m *metrics) watchConns(conns func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "sharevat_live_connections", Help: "Live RPC (WebSocket) connections.",
+	}, func() float64 { return float64(conns()) }))
+}
+
+// handler serves /metrics.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Redeemed implements vat.Observer.
+func (m *metrics) Redeemed(ok bool) {
+	result := "ok"
+	if !ok {
+		result = string(sharevat.EUnauthorized)
+	}
+	m.redeems.WithLabelValues(result).Inc()
+}
+
+// Appended implements vat.Observer.
+func (m *metrics) Appended(ack sharevat.Ack, took time.Duration) {
+	m.appends.Inc()
+	m.appendTime.Observe(took.Seconds())
+	m.ops.WithLabelValues("applied").Add(float64(ack.Applied))
+	m.ops.WithLabelValues("duplicate").Add(float64(ack.Duplicates))
+	m.ops.WithLabelValues("rejected").Add(float64(ack.Rejected))
+}
+
+// Revoked implements vat.Observer.
+func (m *metrics) Revoked(n int) { m.revoked.Add(float64(n)) }
+
+// EpochBumped implements vat.Observer.
+func (m *metrics) EpochBumped() { m.bumps.Inc() }
+
+// Capabilities implements vat.Observer.
+func (m *metrics) Capabilities(delta int) { m.caps.Add(float64(delta)) }
+
+// Committed is the store's OnCommit hook.
+func (m *metrics) Committed(calls, ops int, took time.Duration) {
+	m.commits.Inc()
+	m.commitCalls.Observe(float64(calls))
+	m.commitOps.Observe(float64(ops))
+	m.commitTime.Observe(took.Seconds())
+}

@@ -1,0 +1,62 @@
+package main_test
+
+import (
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMetrics: after a create, an append, a grant and a failed redeem,
+// /metrics reports them in Prometheus format, and holds no token or secret.
+func TestMetrics(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + t.TempDir()}
+	out, stderr, code := cli(t, "", append(env, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token")), "create")
+	require.Equal(t, 0, code, stderr)
+	owner := firstLine(out)
+	env = append(env, "SHAREVAT_TOKEN="+owner)
+	_, stderr, code = cli(t, `{"op_id":"a","kind":"event","body":{}}`+"\n"+`{"op_id":"b","kind":"nope","body":{}}`+"\n", env, "append")
+	require.Equal(t, 4, code, stderr)
+	out, stderr, code = cli(t, "", env, "grant", "--scope", "read")
+	require.Equal(t, 0, code, stderr)
+	reader := firstLine(out)
+	_, _, code = cli(t, "", append(env, "SHAREVAT_TOKEN="+owner[:len(owner)-1]+"A"), "read")
+	require.Equal(t, 3, code)
+
+	body := fetchMetrics(t, srv)
+	for _, want := range []string{
+		`sharevat_redeems_total{result="ok"}`,
+		`sharevat_redeems_total{result="unauthorized"} 1`,
+		`sharevat_ops_total{status="applied"} 1`,
+		`sharevat_ops_total{status="rejected"} 1`,
+		`sharevat_appends_total 1`,
+		"sharevat_commit_duration_seconds_bucket",
+		"sharevat_commit_ops_bucket",
+		"sharevat_live_connections",
+		"sharevat_live_capabilities",
+		"go_goroutines",
+	} {
+		assert.Contains(t, body, want)
+	}
+	for _, tok := range []string{owner, reader} {
+		assert.NotContains(t, body, tok[len(tok)-43:], "a secret in /metrics")
+	}
+	assert.NotContains(t, body, "svt1_")
+}
+
+func fetchMetrics(t *testing.T, srv *server) string {
+	t.Helper()
+	url := "http" + strings.TrimSuffix(strings.TrimPrefix(srv.URL, "ws"), "/rpc") + "/metrics"
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}

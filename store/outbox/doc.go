@@ -1,0 +1,53 @@
+// Package outbox persists the client's durable outbox (DESIGN.md §6) in
+// one go.etcd.io/bbolt file that the caller chooses. It is the only
+// package besides store/bolt that imports bbolt. The client.Outbox type
+// drives it; this package only stores and moves records, and knows
+// nothing of connections.
+//
+// # Life of an op
+//
+// Enqueue writes ops as pending, in enqueue order. Next takes the pending
+// ops at the front and assigns them to a batch (batch id and seq within
+// the batch), durably, before they are sent; until that batch is acked,
+// Next returns exactly the same batch again, so a resend after a lost
+// reply carries the same batch id, seqs and op ids. Ack matches the
+// server's results to the batch's ops by op id and moves each op to done
+// (applied or duplicate, with its cursor) or failed (rejected, with
+// reason and message). Failed ops are never sent again.
+//
+// At most one batch is assigned and pending at a time, and batches are
+// assigned from the front of the queue, so ops reach the server in
+// enqueue order.
+//
+// # Durability, locking, concurrency
+//
+// Every write returns only after its transaction has committed, and bbolt
+// fsyncs on commit; a newly created file also has its directory synced.
+// The file is created with mode 0600 and locked while open: a second Open
+// of the same file, by this process or another, waits up to
+// Options.LockTimeout and then fails with sharevat.EUnavailable. A DB is
+// safe for concurrent use, but Next and Ack assume one flusher at a time
+// (client.Outbox serialises them). Files never hold a token.
+//
+// # On-disk layout, format version 1
+//
+// Integers are big-endian. Records are JSON (see record.go), times in
+// RFC 3339 with nanoseconds.
+//
+//	meta     "format"  → 1 byte, the format version (1)
+//	         "share"   → the share id the outbox is bound to (once known)
+//	         "server"  → the server URL last flushed to (informational)
+//	         "head"    → 8 bytes, the share's head in the last ack
+//	         "error"   → JSON {msg, at}: the last flush error, cleared by
+//	                     the next ack
+//	         bucket sequence: the last enqueue seq handed out
+//	pending  enqueue seq (8 bytes) → JSON record: the op, enqueue time,
+//	         and once assigned its batch id and seq in the batch
+//	done     enqueue seq → JSON record with the result (applied or
+//	         duplicate, cursor, ack time); the oldest are pruned beyond
+//	         Options.KeepDone
+//	failed   enqueue seq → JSON record with the result (rejected, reason,
+//	         message); kept until the op id is enqueued again
+//	ids      op id → enqueue seq (8 bytes) ‖ state (1 byte: 0 pending,
+//	         1 done, 2 failed)
+package outbox

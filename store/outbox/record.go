@@ -1,0 +1,124 @@
+package outbox
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"sharevat"
+)
+
+// State is where an op is in the outbox.
+type State uint8
+
+// The op states. StateUnknown is for op ids the outbox does not hold (never
+// enqueued, or a done record pruned).
+const (
+	StatePending State = iota
+	StateDone
+	StateFailed
+	StateUnknown
+)
+
+var stateNames = [...]string{"pending", "done", "failed", "unknown"}
+
+// String returns "pending", "done", "failed" or "unknown".
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "unknown"
+}
+
+// bucketOf returns the bucket holding records in state s.
+func bucketOf(s State) []byte {
+	return [...][]byte{bucketPending, bucketDone, bucketFailed}[s]
+}
+
+// record is one op as stored, with its batch once assigned and its result
+// once acked. Its JSON field names are the on-disk format: never rename.
+type record struct {
+	seq uint64 // the key; not in the value
+
+	OpID           string    `json:"id"`
+	DependsOn      []string  `json:"deps,omitempty"`
+	ExpectedCursor *uint64   `json:"expect,omitempty"`
+	Kind           string    `json:"kind"`
+	Key            string    `json:"key,omitempty"`
+	Body           []byte    `json:"body,omitempty"`
+	Delete         bool      `json:"del,omitempty"`
+	EnqueuedAt     time.Time `json:"at"`
+
+	BatchID  string `json:"batch,omitempty"`
+	BatchSeq uint32 `json:"bseq,omitempty"`
+
+	Status  sharevat.OpStatus `json:"status,omitempty"`
+	Cursor  sharevat.Cursor   `json:"cursor,omitempty"`
+	Reason  sharevat.Reason   `json:"reason,omitempty"`
+	Message string            `json:"msg,omitempty"`
+	AckedAt time.Time         `json:"acked,omitzero"`
+}
+
+func newRecord(op *sharevat.Op, seq uint64, now time.Time) *record {
+	r := &record{
+		seq: seq, OpID: op.OpID, DependsOn: op.DependsOn, Kind: op.Kind, Key: op.Key,
+		Body: op.Body, Delete: op.Delete, EnqueuedAt: now.UTC(),
+	}
+	if op.ExpectedCursor != nil {
+		c := uint64(*op.ExpectedCursor)
+		r.ExpectedCursor = &c
+	}
+	return r
+}
+
+// op returns the record's op, with Seq set to its seq in its batch.
+func (r *record) op() sharevat.Op {
+	op := sharevat.Op{
+		OpID: r.OpID, Seq: r.BatchSeq, DependsOn: r.DependsOn, Kind: r.Kind,
+		Key: r.Key, Body: r.Body, Delete: r.Delete,
+	}
+	if r.ExpectedCursor != nil {
+		c := sharevat.Cursor(*r.ExpectedCursor)
+		op.ExpectedCursor = &c
+	}
+	return op
+}
+
+// size is what the op counts against a batch's byte budget: the same sum
+// the server checks (DESIGN.md §5).
+func (r *record) size() int {
+	n := len(r.OpID) + len(r.Kind) + len(r.Key) + len(r.Body)
+	for _, d := range r.DependsOn {
+		n += len(d)
+	}
+	return n
+}
+
+func (r *record) encode() ([]byte, error) { return json.Marshal(r) }
+
+func decodeRecord(k, v []byte) (*record, error) {
+	r := &record{}
+	if len(k) != 8 {
+		return nil, fmt.Errorf("bad record key %x", k)
+	}
+	if err := json.Unmarshal(v, r); err != nil {
+		return nil, fmt.Errorf("record %x: %w", k, err)
+	}
+	r.seq = binary.BigEndian.Uint64(k)
+	return r, nil
+}
+
+func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
+
+// idEntry is the value of the ids bucket: the record's seq and state.
+func idEntry(seq uint64, s State) []byte {
+	return append(seqKey(seq), byte(s))
+}
+
+func parseIDEntry(v []byte) (uint64, State, error) {
+	if len(v) != 9 || State(v[8]) > StateFailed {
+		return 0, 0, fmt.Errorf("bad id entry %x", v)
+	}
+	return binary.BigEndian.Uint64(v[:8]), State(v[8]), nil
+}
