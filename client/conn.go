@@ -105,3 +105,11 @@ func readAccessInfo(acc func() (schema.Access, error), info func() (schema.Share
 	}
 	return err
 }
+
+// Ping makes the cheapest possible call: a round trip to the vat.
+func (c *Conn) Ping(ctx context.Context) error {
+	fut, release := c.vault.Ping(ctx, nil)
+	defer release()
+	_, err := fut.Struct()
+	return fromWire(err)
+}

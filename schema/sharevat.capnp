@@ -170,6 +170,10 @@ interface Vault {
   openAdmin @2 () -> (admin :Admin);
   # On a server started with --open, an Admin that may create shares
   # (but not list others'); otherwise permissionDenied.
+
+  ping @3 () -> ();
+  # Does nothing and answers at once: a liveness probe, and the floor
+  # that `sharevat bench` measures RPC calls against.
 }
 
 interface Admin {

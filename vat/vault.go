@@ -146,3 +146,9 @@ func setAccessInfo(newAccess func() (schema.Access, error), newInfo func() (sche
 	}
 	return wire.SetShareInfo(info, sh)
 }
+
+// Ping answers at once; it needs no authority.
+func (s *vault) Ping(ctx context.Context, call schema.Vault_ping) error {
+	call.Go()
+	return nil
+}

@@ -146,3 +146,8 @@ func TestPanicInHandlerIsContained(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, ack.Applied)
 }
+
+func TestPing(t *testing.T) {
+	tv := MustServe(t, sharevat.Limits{}, nil)
+	require.NoError(t, tv.MustDial(t).Ping(context.Background()))
+}
