@@ -145,6 +145,7 @@ func isDenied(err error) bool {
 // countRedeems counts the audit log's redeem records of grant.
 func countRedeems(t *testing.T, tv *obVat, share sharevat.ShareID, grant sharevat.GrantID) int {
 	t.Helper()
+	tv.Vat.SyncAudit()
 	recs, err := tv.Store.AuditLog(context.Background(), share, 0, 10_000)
 	require.NoError(t, err)
 	n := 0

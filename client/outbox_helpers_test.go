@@ -31,6 +31,7 @@ type obVat struct {
 	URL   string // ws://host:port/rpc
 	Addr  string // host:port, for a fault proxy
 	Store *hookStore
+	Vat   *vat.Vat
 	Admin string // the admin token
 }
 
@@ -86,7 +87,7 @@ func mustServeOutboxVat(tb testing.TB) *obVat {
 	require.NoError(tb, err)
 	url := startOutboxHTTP(tb, v)
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/rpc")
-	return &obVat{URL: url, Addr: addr, Store: hs, Admin: m.Token}
+	return &obVat{URL: url, Addr: addr, Store: hs, Vat: v, Admin: m.Token}
 }
 
 func startOutboxHTTP(tb testing.TB, v *vat.Vat) string {

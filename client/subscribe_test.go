@@ -36,6 +36,7 @@ type subVat struct {
 	URL   string // direct
 	Proxy string // through the proxy
 	Store sharevat.Store
+	Vat   *vat.Vat
 	Owner string // the share's owner token
 	Share *client.Share
 	proxy *faultproxy.Proxy
@@ -66,7 +67,7 @@ func mustServeSubVat(t *testing.T) *subVat {
 		srv.Close()
 		v.Close(ctx)
 	})
-	tv := &subVat{URL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc", Proxy: "ws://" + p.Addr() + "/rpc", Store: db, proxy: p}
+	tv := &subVat{URL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc", Proxy: "ws://" + p.Addr() + "/rpc", Store: db, Vat: v, proxy: p}
 	tv.createShare(t, v)
 	return tv
 }

@@ -141,6 +141,7 @@ func TestTailPermanentErrors(t *testing.T) {
 func redeemCount(t *testing.T, tv *subVat, id sharevat.GrantID) int {
 	t.Helper()
 	// every share's records: a failed redeem is audited without its share
+	tv.Vat.SyncAudit()
 	recs, err := tv.Store.AuditLog(context.Background(), "", 0, 10_000)
 	require.NoError(t, err)
 	n := 0

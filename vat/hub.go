@@ -125,11 +125,10 @@ func (h *hub) leave(share sharevat.ShareID, peer string) {
 	}
 }
 
-// Close ends every live subscription (without an end() call: their
-// connections are about to close too) and waits for their goroutines,
-// or for ctx. Later subscribes answer EUnavailable. Close does not close
-// the store or any connection; call it before closing the store.
-func (v *Vat) Close(ctx context.Context) error {
+// closeSubscriptions ends every live subscription (without an end()
+// call: their connections are about to close too) and waits for their
+// goroutines, or for ctx. Later subscribes answer EUnavailable.
+func (v *Vat) closeSubscriptions(ctx context.Context) error {
 	h := v.hub
 	h.mu.Lock()
 	h.closed = true

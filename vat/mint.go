@@ -26,15 +26,18 @@ func (v *Vat) newGrant(share sharevat.ShareID, parent sharevat.GrantID, scope sh
 	return g, m, nil
 }
 
-// audit appends one record; a failure is logged, never shown to the peer
-// and never fails the call that caused it. The record is written even if
-// the call's context was just cancelled (a bump kills its caller's own
-// grant, and so its call context).
+// audit appends one record and waits until it is written; a failure is
+// logged, never shown to the peer and never fails the call that caused it
+// (the record is written even if the call's context was just cancelled:
+// a bump kills its caller's own grant, and so its call context).
 func (v *Vat) audit(ctx context.Context, rec sharevat.AuditRecord) {
+	v.auditRecord(rec, true)
+}
+
+// auditRecord stamps rec and hands it to the audit writer.
+func (v *Vat) auditRecord(rec sharevat.AuditRecord, wait bool) {
 	if rec.At.IsZero() {
 		rec.At = v.now()
 	}
-	if err := v.store.Audit(context.WithoutCancel(ctx), rec); err != nil {
-		v.log.Error("audit write failed", "action", rec.Action, "grant", rec.GrantID, "err", err)
-	}
+	v.auditor.add(rec, wait)
 }

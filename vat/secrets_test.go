@@ -54,6 +54,7 @@ func TestNoSecretLeaks(t *testing.T) {
 	_, err = tv.MustDial(t).Restore(bg, owner)
 	note(err)
 
+	tv.Vat.SyncAudit()
 	audit, err := tv.Store.AuditLog(bg, "", 0, 10000)
 	require.NoError(t, err)
 	auditText := fmt.Sprintf("%+v", audit)

@@ -168,6 +168,7 @@ func waitErr(t *testing.T, errc <-chan error) error {
 // included (those carry no share id: the vault does not reveal it).
 func redeems(t *testing.T, tv *testVat, id sharevat.GrantID) int {
 	t.Helper()
+	tv.Vat.SyncAudit()
 	recs, err := tv.Store.AuditLog(bg, "", 0, 10_000)
 	require.NoError(t, err)
 	n := 0

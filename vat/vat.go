@@ -44,6 +44,8 @@ type Vat struct {
 	hub   *hub // live subscriptions (hub.go)
 	obs   Observer
 	caps  liveCaps
+	// auditor writes audit records in batches (auditlog.go).
+	auditor *auditWriter
 }
 
 // New checks cfg and returns a Vat.
@@ -59,6 +61,7 @@ func New(cfg Config) (*Vat, error) {
 	}
 	setDefaults(&cfg)
 	v := &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger, hub: newHub()}
+	v.auditor = &auditWriter{store: cfg.Store, log: cfg.Logger}
 	v.reg = newRegistry(v)
 	v.obs = cfg.Observer
 	if v.obs == nil {

@@ -93,10 +93,10 @@ func (s *vault) auditRedeem(ctx context.Context, g sharevat.Grant, err error) {
 	if err != nil {
 		result = string(sharevat.EUnauthorized)
 	}
-	s.vat.audit(ctx, sharevat.AuditRecord{
+	s.vat.auditRecord(sharevat.AuditRecord{
 		Action: sharevat.AuditRedeem, ShareID: g.ShareID, GrantID: g.ID, Parent: g.Parent,
 		Scope: g.Scope, Epoch: g.Epoch, Peer: s.peer, Result: result,
-	})
+	}, false)
 }
 
 // RestoreAdmin redeems the server's admin token.

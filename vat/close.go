@@ -1,0 +1,19 @@
+package vat
+
+import (
+	"context"
+	"errors"
+)
+
+// SyncAudit returns once every audit record queued so far is written.
+// Redeem records are written asynchronously; tests and tools that read
+// the audit log right after a redeem call this first.
+func (v *Vat) SyncAudit() { v.auditor.sync() }
+
+// Close ends every live subscription and waits for their goroutines, then
+// waits for queued audit records to be written — or for ctx. It does not
+// close the store or any connection; call it after the transport has shut
+// down and before closing the store.
+func (v *Vat) Close(ctx context.Context) error {
+	return errors.Join(v.closeSubscriptions(ctx), v.auditor.close(ctx))
+}
