@@ -117,6 +117,7 @@ func TestCloseReasonsFit(t *testing.T) {
 		"sharevat: malformed Cap'n Proto message",
 		"sharevat: frame larger than 9223372036854775807 bytes",
 		"sharevat: keepalive timeout: nothing received for 2562047h47m16.854775807s",
+		"sharevat: more than 9223372036854775807 calls in flight",
 	} {
 		if len(reason) > 123 {
 			t.Errorf("reason %q is %d bytes, max 123", reason, len(reason))

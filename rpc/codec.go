@@ -40,8 +40,9 @@ var _ transport.Codec = (*Codec)(nil)
 // Encode, Decode and Close may be called from different goroutines; Decode
 // must not be called concurrently with itself (go-capnp never does).
 type Codec struct {
-	ws   *websocket.Conn
-	opts CodecOptions
+	ws    *websocket.Conn
+	opts  CodecOptions
+	calls *inflight // the peer's calls in flight, for MaxInflightCalls
 
 	wsem chan struct{} // write lock for data and control frames; a channel so waits can time out
 	rmu  sync.Mutex    // read lock: Decode and the close handshake drain
@@ -71,6 +72,7 @@ func NewCodec(ws *websocket.Conn, opts CodecOptions) *Codec {
 		stop: make(chan struct{}),
 		dead: make(chan struct{}),
 	}
+	c.calls = newInflight(c.opts.MaxInflightCalls)
 	ws.SetCloseHandler(c.onClose)
 	ws.SetPingHandler(c.onPing)
 	ws.SetPongHandler(c.onPong)
@@ -97,6 +99,7 @@ func (c *Codec) Encode(m *capnp.Message) (err error) {
 	if c.isCloseSent() {
 		return ErrClosed
 	}
+	c.calls.sent(m) // before the write: the peer may call again once it has the Return
 	_ = c.ws.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
 	if err := c.ws.WriteMessage(websocket.BinaryMessage, b); err != nil {
 		return c.fail(fmt.Errorf("sharevat: write: %w", err))
@@ -123,6 +126,10 @@ func (c *Codec) Decode() (m *capnp.Message, err error) {
 	}
 	if m, err = parseMessage(data, c.opts.ReadLimit); err != nil {
 		return nil, c.reject(websocket.CloseInvalidFramePayloadData, reasonMalformed)
+	}
+	if !c.calls.received(m) {
+		m.Release()
+		return nil, c.reject(websocket.ClosePolicyViolation, reasonTooManyCalls(c.opts.MaxInflightCalls))
 	}
 	return m, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -67,8 +68,13 @@ func (e *DialError) Error() string {
 
 func (e *DialError) Unwrap() error { return e.Err }
 
+// handshakeTimeout bounds the TCP, TLS and WebSocket handshake when ctx
+// allows longer.
+const handshakeTimeout = 30 * time.Second
+
 // Dial connects to a sharevat server at a ws:// or wss:// URL. ctx bounds
-// the handshake only; the connection lives until Close or until it fails.
+// the handshake only (its cancellation as well as its deadline, and at
+// most 30s); the connection lives until Close or until it fails.
 func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, error) {
 	if opts == nil {
 		opts = &DialOptions{}
@@ -77,16 +83,69 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, error) 
 	if err != nil {
 		return nil, &DialError{URL: shown, Err: err}
 	}
+	guard := &handshakeGuard{ctx: ctx}
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
-		HandshakeTimeout: 45 * time.Second,
+		HandshakeTimeout: handshakeTimeout,
 		WriteBufferSize:  clientWriteBuffer,
+		NetDialContext:   guard.dial,
 	}
 	ws, resp, err := d.DialContext(ctx, rawURL, opts.Header)
-	if err != nil {
+	if err := guard.done(ws, err); err != nil {
 		return nil, dialError(shown, resp, err)
 	}
 	return newConn(ws, opts), nil
+}
+
+// handshakeGuard makes the handshake honour ctx's cancellation. gorilla's
+// DialContext passes ctx to the TCP dial and copies its deadline onto the
+// socket, but the HTTP upgrade itself only sees that deadline: a server
+// that accepts the connection and never answers would hold a cancelled
+// caller until HandshakeTimeout. The guard closes the socket the moment
+// ctx is done, until done disarms it.
+type handshakeGuard struct {
+	ctx    context.Context
+	dialer net.Dialer
+	stop   func() bool // disarms the AfterFunc; nil until the socket exists
+}
+
+// dial is the Dialer's NetDialContext. Its ctx is gorilla's, which ends
+// when DialContext returns, so the guard watches the caller's ctx instead.
+func (g *handshakeGuard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := g.dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	g.stop = context.AfterFunc(g.ctx, func() { _ = conn.Close() })
+	return conn, nil
+}
+
+// done disarms the guard once DialContext has returned. If ctx ended
+// first, the handshake's own error (a closed socket, an i/o timeout) is
+// replaced by ctx's, and a connection that got through anyway is closed.
+func (g *handshakeGuard) done(ws *websocket.Conn, err error) error {
+	interrupted := g.stop != nil && !g.stop()
+	cause := g.ctxErr()
+	if !interrupted && (err == nil || cause == nil) {
+		return err
+	}
+	if ws != nil {
+		_ = ws.Close()
+	}
+	return fmt.Errorf("handshake interrupted: %w", cause)
+}
+
+// ctxErr says why the caller's ctx is done, or nil. A deadline that has
+// passed counts even before ctx's own timer fires: the socket deadline
+// gorilla copied from ctx may expire first.
+func (g *handshakeGuard) ctxErr() error {
+	if err := context.Cause(g.ctx); err != nil {
+		return err
+	}
+	if d, ok := g.ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 func newConn(ws *websocket.Conn, opts *DialOptions) *Conn {
@@ -97,6 +156,9 @@ func newConn(ws *websocket.Conn, opts *DialOptions) *Conn {
 		PongTimeout:  opts.PongTimeout,
 		WriteTimeout: opts.WriteTimeout,
 		Logger:       log,
+		// The server's calls to us (pushes to a subscriber's sink) are
+		// bounded by flow control; a client does not police its server.
+		MaxInflightCalls: -1,
 	})
 	c := &Conn{codec: codec}
 	c.rpc = capnprpc.NewConn(transport.New(codec), &capnprpc.Options{

@@ -34,6 +34,7 @@
 //	1001  "sharevat: keepalive timeout: nothing received for 1m0s"
 //	1003  "sharevat: text frames are not supported; send one Cap'n Proto message per binary frame"
 //	1007  "sharevat: malformed Cap'n Proto message"
+//	1008  "sharevat: more than 1024 calls in flight"     (the configured MaxInflightCalls)
 //	1009  "sharevat: frame larger than 16777216 bytes"   (the configured ReadLimit)
 //	1011  "sharevat: internal error"           a recovered panic in this package
 //	                                           or in HandlerOptions.Bootstrap
@@ -43,6 +44,11 @@
 // frame echoes its code. After sending its close frame, a side keeps
 // reading (dropping data) for up to 2 seconds until the peer's close frame
 // arrives, then closes TCP; so the peer reads the reason rather than a reset.
+//
+// Dial honours its ctx for the whole handshake (TCP, TLS, HTTP upgrade):
+// once ctx is cancelled or its deadline passes, the socket is closed and
+// Dial returns a *DialError naming the URL and wrapping ctx's error. The
+// handshake is bounded by 30s in any case.
 //
 // The HTTP side answers before upgrading: 426 to a request that is not a
 // WebSocket upgrade, 403 to a disallowed Origin, 503 when MaxConns is
@@ -54,6 +60,22 @@
 // answer pings with pongs. The read deadline is pushed PongTimeout (default
 // 60s) into the future by every message and every pong received; when it
 // passes, the connection is closed with 1001 and the keepalive reason.
+//
+// # Limits
+//
+// Per connection, the server caps the calls the client has in flight:
+// a call counts from the moment its Call message is read until the Return
+// for it is written (Codec tracks question ids; Bootstrap questions do not
+// count; a Return stuck behind a client that stops reading still counts). go-capnp has no quota of its own — each call it reads takes a
+// goroutine or waits, message and all, in its target's unbounded queue —
+// and the transport cannot fail a single call, so the call one over
+// HandlerOptions.MaxInflightCalls (default 1024) closes that connection
+// with 1008 and nothing else. A well-behaved client waits for answers long
+// before it has a thousand calls outstanding; one that pipelines thousands
+// without waiting is misbehaving. A Dial client does not limit the calls
+// its server makes (those are pushes, bounded by flow control). Frame size
+// (ReadLimit) and the number of connections (MaxConns) are capped too;
+// capabilities held per connection are capped by package vat.
 //
 // # Concurrency
 //
@@ -68,7 +90,8 @@
 // serializes data frames, pings, pongs and the close frame, so nothing is
 // written after the close frame; a read mutex makes Decode and the close
 // drain the only readers; a state mutex guards flags and is never held
-// across blocking I/O. Handler.mu guards the connection set only. No lock
+// across blocking I/O; a fourth mutex guards the set of calls in flight,
+// held only to update it. Handler.mu guards the connection set only. No lock
 // of this package is held while calling application code (Bootstrap,
 // capabilities) or go-capnp. A panic in this package's per-connection code
 // or in Bootstrap is recovered, logged, and closes that connection only.

@@ -34,6 +34,12 @@ type HandlerOptions struct {
 
 	Logger   *slog.Logger // nil: discard. Frame contents are never logged.
 	MaxConns int          // 0: unlimited; beyond it, HTTP 503 before upgrading
+
+	// MaxInflightCalls caps, per connection, the calls the client has
+	// sent and the server has not answered yet; 0: 1024
+	// (DefaultMaxInflightCalls); negative: unlimited. The call one over
+	// the cap closes that connection with 1008 (policy violation).
+	MaxInflightCalls int
 }
 
 // Peer describes the remote end of a new connection.

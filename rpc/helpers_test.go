@@ -33,17 +33,16 @@ var addOne = capnp.Method{
 const safety = 10 * time.Second
 
 func newAdder() capnp.Client {
-	return capnp.NewClient(server.New([]server.Method{{
-		Method: addOne,
-		Impl: func(_ context.Context, call *server.Call) error {
-			res, err := call.AllocResults(capnp.ObjectSize{DataSize: 8})
-			if err != nil {
-				return err
-			}
-			res.SetUint64(0, call.Args().Uint64(0)+1)
-			return nil
-		},
-	}}, nil, nil))
+	return capnp.NewClient(server.New([]server.Method{{Method: addOne, Impl: addOneImpl}}, nil, nil))
+}
+
+func addOneImpl(_ context.Context, call *server.Call) error {
+	res, err := call.AllocResults(capnp.ObjectSize{DataSize: 8})
+	if err != nil {
+		return err
+	}
+	res.SetUint64(0, call.Args().Uint64(0)+1)
+	return nil
 }
 
 // callAdd calls addOne(x) on c.

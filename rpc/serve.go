@@ -46,6 +46,8 @@ func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 		PongTimeout:  h.opts.PongTimeout,
 		WriteTimeout: h.opts.WriteTimeout,
 		Logger:       log,
+
+		MaxInflightCalls: h.opts.MaxInflightCalls,
 	})
 	log.Info("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent)
 	defer func() { log.Info("sharevat/rpc: connection closed", "reason", endReason(codec)) }()

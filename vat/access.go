@@ -15,7 +15,8 @@ type facet struct {
 	vat    *Vat
 	lg     *liveGrant
 	rights sharevat.Scope
-	peer   string
+	peer   string    // the connection's address (conn.addr), for grants and audit
+	conn   *peerConn // the connection the facet's capabilities are handed to
 }
 
 // maxGrantDepth bounds a delegation chain; a deeper one is refused at
@@ -24,9 +25,12 @@ const maxGrantDepth = 64
 
 func (f *facet) share() sharevat.ShareID { return f.lg.g.ShareID }
 
-// narrow returns a facet on the same grant with fewer rights.
+// narrow returns a facet on the same grant and connection with fewer
+// rights.
 func (f *facet) narrow(rights sharevat.Scope) *facet {
-	return &facet{vat: f.vat, lg: f.lg, rights: rights & f.lg.g.Scope, peer: f.peer}
+	n := *f
+	n.rights = rights & f.lg.g.Scope
+	return &n
 }
 
 // run is guard for facet calls: it checks validity and rights before the

@@ -18,6 +18,7 @@ type adminServer struct {
 	vat  *Vat
 	lg   *liveGrant
 	peer string
+	conn *peerConn
 }
 
 var _ schema.Admin_Server = (*adminServer)(nil)
@@ -42,6 +43,9 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 		if err := a.check(ctx, false); err != nil {
 			return err
 		}
+		if err := a.vat.checkCapRoom(a.conn); err != nil {
+			return err
+		}
 		sh, _, m, err := a.vat.createShare(ctx, call.Args(), a.peer)
 		if err != nil {
 			return err
@@ -54,8 +58,12 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 		if err != nil {
 			return err
 		}
-		f := &facet{vat: a.vat, lg: lg, rights: lg.g.Scope, peer: a.peer}
-		if err := res.SetShare(f.shareClient()); err != nil {
+		f := &facet{vat: a.vat, lg: lg, rights: lg.g.Scope, peer: a.peer, conn: a.conn}
+		share, err := f.shareClient()
+		if err != nil {
+			return err
+		}
+		if err := res.SetShare(share); err != nil {
 			return err
 		}
 		return setMintedInfo(res.NewOwner, res.NewInfo, m, sh)

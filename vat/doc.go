@@ -15,6 +15,22 @@
 // lock while calling the store or any capability; all shared state lives
 // in the store, which is safe for concurrent use.
 //
+// Per connection, Bootstrap creates a peerConn that the connection's
+// Vault passes on to every Admin and facet obtained through it; its
+// capability count is an atomic, so counting takes no lock.
+//
 // Every handler runs inside guard, which turns a panic into an internal
 // error for that one call (logged with its stack) instead of a crash.
+//
+// # Limits
+//
+// A connection holds at most Config.MaxConnCapabilities (default 10,000)
+// live Admin, Share, Appender and Reader objects: the call that would
+// hand out one more (restore, restoreAdmin, openAdmin, createShare,
+// appender, reader) answers tooLarge ("this connection holds N
+// capabilities; release some"), and a release frees the slot once
+// go-capnp shuts the object down. go-capnp has no such quota, and each
+// live object costs a goroutine. Subscriptions have their own limits
+// (MaxSubscriptions, MaxConnSubscriptions); calls in flight per
+// connection are capped by package rpc.
 package vat

@@ -36,50 +36,73 @@ func (nopObserver) EpochBumped()                         {}
 func (nopObserver) Capabilities(int)                     {}
 
 // liveCaps counts capability objects handed out and not yet released; it
-// is the vat's own tally, reported to the Observer as it changes.
+// is the vat's own tally, reported to the Observer as it changes. Each
+// connection keeps its own count too (peerConn.caps).
 type liveCaps struct{ n atomic.Int64 }
 
-// exported notes a new capability object.
-func (v *Vat) exported() { v.caps.n.Add(1); v.obs.Capabilities(1) }
+// exported notes a new capability object handed to conn, or refuses it
+// (ETooLarge) when conn holds Config.MaxConnCapabilities already.
+func (v *Vat) exported(conn *peerConn) error {
+	if err := v.reserveCap(conn); err != nil {
+		return err
+	}
+	v.caps.n.Add(1)
+	v.obs.Capabilities(1)
+	return nil
+}
 
 // released notes a capability object's release (its Shutdown).
-func (v *Vat) released() { v.caps.n.Add(-1); v.obs.Capabilities(-1) }
+func (v *Vat) released(conn *peerConn) {
+	conn.caps.Add(-1)
+	v.caps.n.Add(-1)
+	v.obs.Capabilities(-1)
+}
 
 // LiveCapabilities returns how many capability objects are live.
 func (v *Vat) LiveCapabilities() int64 { return v.caps.n.Load() }
 
-// The constructors below hand out capability objects and count them; each
-// object's Shutdown (called by go-capnp once its last reference is
-// released) counts it back.
+// The constructors below hand out capability objects and count them
+// against the vat and the facet's connection; each object's Shutdown
+// (called by go-capnp once its last reference is released, which a
+// connection's end does for all it held) counts it back. Over the
+// connection's limit they return ETooLarge and create nothing.
 
-func (f *facet) shareClient() schema.Share {
-	f.vat.exported()
-	return schema.Share_ServerToClient(&shareServer{f})
+func (f *facet) shareClient() (schema.Share, error) {
+	if err := f.vat.exported(f.conn); err != nil {
+		return schema.Share{}, err
+	}
+	return schema.Share_ServerToClient(&shareServer{f}), nil
 }
 
-func (f *facet) appenderClient() schema.Appender {
-	f.vat.exported()
-	return schema.Appender_ServerToClient(&appenderServer{f})
+func (f *facet) appenderClient() (schema.Appender, error) {
+	if err := f.vat.exported(f.conn); err != nil {
+		return schema.Appender{}, err
+	}
+	return schema.Appender_ServerToClient(&appenderServer{f}), nil
 }
 
-func (f *facet) readerClient() schema.Reader {
-	f.vat.exported()
-	return schema.Reader_ServerToClient(&readerServer{f})
+func (f *facet) readerClient() (schema.Reader, error) {
+	if err := f.vat.exported(f.conn); err != nil {
+		return schema.Reader{}, err
+	}
+	return schema.Reader_ServerToClient(&readerServer{f}), nil
 }
 
-func (a *adminServer) client() schema.Admin {
-	a.vat.exported()
-	return schema.Admin_ServerToClient(a)
+func (a *adminServer) client() (schema.Admin, error) {
+	if err := a.vat.exported(a.conn); err != nil {
+		return schema.Admin{}, err
+	}
+	return schema.Admin_ServerToClient(a), nil
 }
 
 // Shutdown implements server.Shutdowner.
-func (s *shareServer) Shutdown() { s.f.vat.released() }
+func (s *shareServer) Shutdown() { s.f.vat.released(s.f.conn) }
 
 // Shutdown implements server.Shutdowner.
-func (a *appenderServer) Shutdown() { a.f.vat.released() }
+func (a *appenderServer) Shutdown() { a.f.vat.released(a.f.conn) }
 
 // Shutdown implements server.Shutdowner.
-func (r *readerServer) Shutdown() { r.f.vat.released() }
+func (r *readerServer) Shutdown() { r.f.vat.released(r.f.conn) }
 
 // Shutdown implements server.Shutdowner.
-func (a *adminServer) Shutdown() { a.vat.released() }
+func (a *adminServer) Shutdown() { a.vat.released(a.conn) }

@@ -64,7 +64,11 @@ func (s *shareServer) Appender(ctx context.Context, call schema.Share_appender) 
 		if err != nil {
 			return err
 		}
-		return res.SetAppender(s.f.narrow(sharevat.ScopeAppend | sharevat.ScopeDelegate).appenderClient())
+		app, err := s.f.narrow(sharevat.ScopeAppend | sharevat.ScopeDelegate).appenderClient()
+		if err != nil {
+			return err
+		}
+		return res.SetAppender(app)
 	})
 }
 
@@ -75,7 +79,11 @@ func (s *shareServer) Reader(ctx context.Context, call schema.Share_reader) erro
 		if err != nil {
 			return err
 		}
-		return res.SetReader(s.f.narrow(sharevat.ScopeRead | sharevat.ScopeDelegate).readerClient())
+		rd, err := s.f.narrow(sharevat.ScopeRead | sharevat.ScopeDelegate).readerClient()
+		if err != nil {
+			return err
+		}
+		return res.SetReader(rd)
 	})
 }
 

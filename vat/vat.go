@@ -32,6 +32,11 @@ type Config struct {
 	ReadBudget int
 	// Observer receives events for metrics; zero: none.
 	Observer Observer
+	// MaxConnCapabilities caps the live capability objects (Admin, Share,
+	// Appender, Reader) one connection holds; the call that would hand
+	// out one more answers tooLarge until the client releases some. Zero:
+	// 10,000 (DefaultMaxConnCapabilities); negative: unlimited.
+	MaxConnCapabilities int
 }
 
 // Vat serves the capability graph over whatever transport hands it
@@ -89,10 +94,13 @@ func setDefaults(cfg *Config) {
 }
 
 // Bootstrap returns the Vault capability for a new connection from peer
-// (its remote address, recorded in grants and the audit log). The caller
-// owns the returned client and must release it.
+// (its remote address, recorded in grants and the audit log). Call it
+// once per connection: everything obtained through the Vault counts
+// against that connection's limits. The caller owns the returned client
+// and must release it.
 func (v *Vat) Bootstrap(peer string) capnp.Client {
-	return capnp.Client(schema.Vault_ServerToClient(&vault{vat: v, peer: peer}))
+	conn := &peerConn{addr: peer}
+	return capnp.Client(schema.Vault_ServerToClient(&vault{vat: v, peer: peer, conn: conn}))
 }
 
 // now returns the vat's current time in UTC.

@@ -17,6 +17,7 @@ var errRedeem = sharevat.Errorf(sharevat.EUnauthorized, "invalid or expired toke
 type vault struct {
 	vat  *Vat
 	peer string
+	conn *peerConn // this connection, for its limits
 }
 
 var _ schema.Vault_Server = (*vault)(nil)
@@ -37,8 +38,12 @@ func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
 		if err != nil {
 			return err
 		}
-		f := &facet{vat: s.vat, lg: lg, rights: lg.g.Scope, peer: s.peer}
-		if err := res.SetShare(f.shareClient()); err != nil {
+		f := &facet{vat: s.vat, lg: lg, rights: lg.g.Scope, peer: s.peer, conn: s.conn}
+		share, err := f.shareClient()
+		if err != nil {
+			return err
+		}
+		if err := res.SetShare(share); err != nil {
 			return err
 		}
 		return setAccessInfo(res.NewAccess, res.NewInfo, f.access(), sh)
@@ -106,7 +111,7 @@ func (s *vault) RestoreAdmin(ctx context.Context, call schema.Vault_restoreAdmin
 		if err != nil {
 			return err
 		}
-		return setAdmin(call.AllocResults, &adminServer{vat: s.vat, lg: lg, peer: s.peer})
+		return setAdmin(call.AllocResults, &adminServer{vat: s.vat, lg: lg, peer: s.peer, conn: s.conn})
 	})
 }
 
@@ -116,7 +121,7 @@ func (s *vault) OpenAdmin(ctx context.Context, call schema.Vault_openAdmin) erro
 		if !s.vat.cfg.Open {
 			return sharevat.Errorf(sharevat.EPermissionDenied, "this server is not open; redeem the admin token instead")
 		}
-		return setAdmin(call.AllocResults, &adminServer{vat: s.vat, peer: s.peer})
+		return setAdmin(call.AllocResults, &adminServer{vat: s.vat, peer: s.peer, conn: s.conn})
 	})
 }
 
@@ -127,7 +132,11 @@ func setAdmin[R adminResults](alloc func() (R, error), a *adminServer) error {
 	if err != nil {
 		return err
 	}
-	return res.SetAdmin(a.client())
+	admin, err := a.client()
+	if err != nil {
+		return err
+	}
+	return res.SetAdmin(admin)
 }
 
 // setAccessInfo fills the (access, info) result pair many calls return.

@@ -1,0 +1,60 @@
+package vat
+
+import (
+	"sync/atomic"
+
+	"sharevat"
+)
+
+// DefaultMaxConnCapabilities is the default of Config.MaxConnCapabilities.
+const DefaultMaxConnCapabilities = 10_000
+
+// peerConn is the vat's side of one connection. Bootstrap creates it, and
+// the connection's vault hands it to every Admin and facet obtained
+// through it (narrow keeps it), so that per-connection limits follow the
+// connection itself, not its address.
+type peerConn struct {
+	addr string       // the peer's address, as recorded in grants and audit
+	caps atomic.Int64 // live capability objects handed to this connection
+}
+
+// maxConnCaps is Config.MaxConnCapabilities with its default applied;
+// zero or less means no limit.
+func (v *Vat) maxConnCaps() int64 {
+	switch n := v.cfg.MaxConnCapabilities; {
+	case n == 0:
+		return DefaultMaxConnCapabilities
+	case n < 0:
+		return 0
+	default:
+		return int64(n)
+	}
+}
+
+// reserveCap takes one of conn's capability slots. Errors: ETooLarge when
+// conn already holds the maximum.
+func (v *Vat) reserveCap(conn *peerConn) error {
+	max := v.maxConnCaps()
+	if n := conn.caps.Add(1); max > 0 && n > max {
+		conn.caps.Add(-1)
+		return errConnCaps(max)
+	}
+	return nil
+}
+
+// checkCapRoom fails with ETooLarge if conn has no capability slot left.
+// createShare calls it before it stores anything, so a client at its
+// limit does not create a share whose owner capability it cannot be
+// given. (A client racing its own limit from another capability can
+// still lose that race; the share is then created, and listed, but not
+// handed out.)
+func (v *Vat) checkCapRoom(conn *peerConn) error {
+	if max := v.maxConnCaps(); max > 0 && conn.caps.Load() >= max {
+		return errConnCaps(max)
+	}
+	return nil
+}
+
+func errConnCaps(max int64) error {
+	return sharevat.Errorf(sharevat.ETooLarge, "this connection holds %d capabilities; release some", max)
+}
