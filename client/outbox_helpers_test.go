@@ -2,25 +2,18 @@ package client_test
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"capnproto.org/go/capnp/v3"
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
 	"sharevat/client"
 	"sharevat/internal/faultproxy"
-	"sharevat/rpc"
-	"sharevat/store/bolt"
-	"sharevat/sturdyref"
+	"sharevat/internal/vattest"
 	"sharevat/vat"
 )
 
@@ -33,6 +26,7 @@ type obVat struct {
 	Store *hookStore
 	Vat   *vat.Vat
 	Admin string // the admin token
+	srv   *vattest.Server
 }
 
 // hookStore wraps the real store to watch and perturb appends. afterAppend,
@@ -73,69 +67,24 @@ func (h *hookStore) received() []sharevat.Batch {
 // mustServeOutboxVat starts a vat with default limits on a fresh data file.
 func mustServeOutboxVat(tb testing.TB) *obVat {
 	tb.Helper()
-	db, err := bolt.Open(filepath.Join(tb.TempDir(), "sharevat.db"), bolt.Options{})
-	require.NoError(tb, err)
-	tb.Cleanup(func() { db.Close() })
-	hs := &hookStore{Store: db}
-	pepper, err := sturdyref.NewPepper(rand.Reader)
-	require.NoError(tb, err)
-	ver, err := sturdyref.NewVerifier(pepper)
-	require.NoError(tb, err)
-	v, err := vat.New(vat.Config{Store: hs, Verifier: ver, Limits: sharevat.DefaultLimits()})
-	require.NoError(tb, err)
-	m, err := v.MintAdminToken(context.Background())
-	require.NoError(tb, err)
-	url := startOutboxHTTP(tb, v)
-	addr := strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/rpc")
-	return &obVat{URL: url, Addr: addr, Store: hs, Vat: v, Admin: m.Token}
-}
-
-func startOutboxHTTP(tb testing.TB, v *vat.Vat) string {
-	h := rpc.NewHandler(rpc.HandlerOptions{Bootstrap: func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) }})
-	mux := http.NewServeMux()
-	mux.Handle("/rpc", h)
-	srv := httptest.NewServer(mux)
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		h.Close(ctx)
-		srv.Close()
-	})
-	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc"
-}
-
-// mustDial opens one direct connection, closed at cleanup.
-func (tv *obVat) mustDial(tb testing.TB) *client.Conn {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, tv.URL, nil)
-	require.NoError(tb, err)
-	tb.Cleanup(func() { c.Close() })
-	return c
+	var hs *hookStore
+	srv := vattest.Start(tb, vattest.Options{Wrap: func(s sharevat.Store) sharevat.Store {
+		hs = &hookStore{Store: s}
+		return hs
+	}})
+	return &obVat{URL: srv.URL, Addr: srv.Addr, Store: hs, Vat: srv.Vat, Admin: srv.Admin, srv: srv}
 }
 
 // mustCreate creates a share and returns its owner token.
 func (tv *obVat) mustCreate(tb testing.TB) string {
 	tb.Helper()
-	ctx := context.Background()
-	admin, err := tv.mustDial(tb).Admin(ctx, tv.Admin)
-	require.NoError(tb, err)
-	defer admin.Release()
-	title := "outbox"
-	sh, m, err := admin.CreateShare(ctx, sharevat.MetaPatch{Title: &title})
-	require.NoError(tb, err)
-	sh.Release()
-	return m.Token
+	return tv.srv.MustCreate(tb, "outbox")
 }
 
 // mustRestore redeems token on a new direct connection.
 func (tv *obVat) mustRestore(tb testing.TB, token string) *client.Share {
 	tb.Helper()
-	sh, err := tv.mustDial(tb).Restore(context.Background(), token)
-	require.NoError(tb, err)
-	tb.Cleanup(sh.Release)
-	return sh
+	return tv.srv.MustRestore(tb, token)
 }
 
 // readLog reads the whole log over a separate direct connection.

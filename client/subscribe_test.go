@@ -2,27 +2,19 @@ package client_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"capnproto.org/go/capnp/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
 	"sharevat/client"
 	"sharevat/internal/faultproxy"
-	"sharevat/rpc"
-	"sharevat/store/bolt"
-	"sharevat/sturdyref"
+	"sharevat/internal/vattest"
 	"sharevat/vat"
 )
 
@@ -44,45 +36,14 @@ type subVat struct {
 
 func mustServeSubVat(t *testing.T) *subVat {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "sharevat.db"), bolt.Options{})
+	srv := vattest.Start(t, vattest.Options{})
+	p, err := faultproxy.New(srv.Addr)
 	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	pepper, err := sturdyref.NewPepper(rand.Reader)
-	require.NoError(t, err)
-	ver, err := sturdyref.NewVerifier(pepper)
-	require.NoError(t, err)
-	v, err := vat.New(vat.Config{Store: db, Verifier: ver})
-	require.NoError(t, err)
-	h := rpc.NewHandler(rpc.HandlerOptions{Bootstrap: func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) }})
-	mux := http.NewServeMux()
-	mux.Handle("/rpc", h)
-	srv := httptest.NewServer(mux)
-	p, err := faultproxy.New(srv.Listener.Addr().String())
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		p.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		h.Close(ctx)
-		srv.Close()
-		v.Close(ctx)
-	})
-	tv := &subVat{URL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc", Proxy: "ws://" + p.Addr() + "/rpc", Store: db, Vat: v, proxy: p}
-	tv.createShare(t, v)
+	t.Cleanup(func() { p.Close() })
+	tv := &subVat{URL: srv.URL, Proxy: "ws://" + p.Addr() + "/rpc", Store: srv.Store, Vat: srv.Vat, proxy: p}
+	tv.Owner = srv.MustCreate(t, "tail")
+	tv.Share = srv.MustRestore(t, tv.Owner)
 	return tv
-}
-
-func (tv *subVat) createShare(t *testing.T, v *vat.Vat) {
-	t.Helper()
-	m, err := v.MintAdminToken(context.Background())
-	require.NoError(t, err)
-	admin, err := tv.dial(t, tv.URL).Admin(context.Background(), m.Token)
-	require.NoError(t, err)
-	defer admin.Release()
-	sh, owner, err := admin.CreateShare(context.Background(), sharevat.MetaPatch{})
-	require.NoError(t, err)
-	t.Cleanup(sh.Release)
-	tv.Owner, tv.Share = owner.Token, sh
 }
 
 func (tv *subVat) dial(t *testing.T, url string) *client.Conn {

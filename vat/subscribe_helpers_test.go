@@ -161,7 +161,7 @@ func (s *recSink) waitShut(t *testing.T) {
 
 // mustRawReader redeems token on a new raw connection and returns its
 // Reader; the connection closes at cleanup.
-func (tv *testVat) mustRawReader(t *testing.T, token string) schema.Reader {
+func mustRawReader(t *testing.T, tv *testVat, token string) schema.Reader {
 	t.Helper()
 	rc, err := rpc.Dial(bg, tv.URL, nil)
 	require.NoError(t, err)

@@ -27,7 +27,7 @@ func TestSubscribeBacklogThenLive(t *testing.T) {
 	owner := tv.MustCreate(t, "live")
 	appendN(t, tv.MustRestore(t, owner), "before", 50, 7, `{}`)
 
-	rd := tv.mustRawReader(t, owner)
+	rd := mustRawReader(t, tv, owner)
 	all, mid := newRecSink(nil), newRecSink(nil)
 	subAll, err := rawSubscribe(rd, 0, all)
 	require.NoError(t, err)
@@ -59,7 +59,7 @@ func TestSubscribeConcurrentAppenders(t *testing.T) {
 	const total = sharevat.Cursor(writers * batches * per)
 	tv := MustServe(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "many")
-	rd := tv.mustRawReader(t, owner)
+	rd := mustRawReader(t, tv, owner)
 	sinks := []*recSink{newRecSink(nil), newRecSink(nil), newRecSink(nil), newRecSink(nil)}
 	subscribe := func(s *recSink) {
 		sub, err := rawSubscribe(rd, 0, s)
@@ -103,13 +103,13 @@ func TestSubscribeSlowReaderFlowControl(t *testing.T) {
 
 	gate := make(chan struct{})
 	slow := newRecSink(gate)
-	sub, err := rawSubscribe(tv.mustRawReader(t, owner), 0, slow)
+	sub, err := rawSubscribe(mustRawReader(t, tv, owner), 0, slow)
 	require.NoError(t, err)
 	defer sub.Release()
 	slow.waitFor(t, 1)
 
 	fast := newRecSink(nil)
-	fsub, err := rawSubscribe(tv.mustRawReader(t, owner), 0, fast)
+	fsub, err := rawSubscribe(mustRawReader(t, tv, owner), 0, fast)
 	require.NoError(t, err)
 	defer fsub.Release()
 	appendN(t, tv.MustRestore(t, owner), "live", n/2, 20, body)
@@ -172,7 +172,7 @@ func TestSubscribeReleaseStopsPushes(t *testing.T) {
 	owner := tv.MustCreate(t, "release")
 	sh := tv.MustRestore(t, owner)
 	appendN(t, sh, "a", 10, 10, `{}`)
-	rd := tv.mustRawReader(t, owner)
+	rd := mustRawReader(t, tv, owner)
 	gone, stays := newRecSink(nil), newRecSink(nil)
 	sub, err := rawSubscribe(rd, 0, gone)
 	require.NoError(t, err)
@@ -239,7 +239,7 @@ func TestSubscribeArguments(t *testing.T) {
 	tv := MustServe(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "args")
 	appendN(t, tv.MustRestore(t, owner), "a", 3, 3, `{}`)
-	rd := tv.mustRawReader(t, owner)
+	rd := mustRawReader(t, tv, owner)
 	_, err := rawSubscribe(rd, 4, newRecSink(nil))
 	isCode(t, err, sharevat.ErrInvalid, "fromCursor past the head")
 	fut, release := rd.Subscribe(bg, func(p schema.Reader_subscribe_Params) error { return nil })
@@ -261,7 +261,7 @@ func TestSubscribeArguments(t *testing.T) {
 	})
 	_, err = rawSubscribe(rd, 3, newRecSink(nil))
 	isCode(t, err, sharevat.ErrTooLarge, "one over the per-connection limit")
-	other, err := rawSubscribe(tv.mustRawReader(t, owner), 3, newRecSink(nil))
+	other, err := rawSubscribe(mustRawReader(t, tv, owner), 3, newRecSink(nil))
 	require.NoError(t, err, "another connection is not affected")
 	other.Release()
 

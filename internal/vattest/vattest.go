@@ -1,0 +1,159 @@
+// Package vattest builds a whole sharevat server in-process for tests: a
+// real bbolt file in tb.TempDir(), the vat, and the WebSocket handler on
+// a real loopback HTTP server, with helpers to dial, create shares and
+// redeem tokens. Only tests import it.
+package vattest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"capnproto.org/go/capnp/v3"
+	"github.com/stretchr/testify/require"
+
+	"sharevat"
+	"sharevat/client"
+	"sharevat/rpc"
+	"sharevat/store/bolt"
+	"sharevat/sturdyref"
+	"sharevat/vat"
+)
+
+// Options adjust the server Start builds; the zero value is fine.
+type Options struct {
+	// Wrap, if set, wraps the store the vat uses (fault injection).
+	Wrap func(sharevat.Store) sharevat.Store
+	// Config, if set, adjusts the vat's Config before New.
+	Config func(*vat.Config)
+}
+
+// Server is a running in-process vat.
+type Server struct {
+	URL   string         // ws://127.0.0.1:port/rpc
+	Addr  string         // 127.0.0.1:port, for a fault proxy
+	Vat   *vat.Vat       //
+	Store sharevat.Store // the store as the vat sees it (wrapped, if Wrap was given)
+	Admin string         // the admin token
+	Log   *SyncBuf       // everything the vat and the transport logged, at debug level
+	Dir   string         // the data directory
+}
+
+// Start builds and starts a Server; tb's cleanup stops it.
+func Start(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	s := &Server{Dir: tb.TempDir(), Log: &SyncBuf{}}
+	db, err := bolt.Open(filepath.Join(s.Dir, "sharevat.db"), bolt.Options{})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { db.Close() })
+	s.Store = db
+	if opts.Wrap != nil {
+		s.Store = opts.Wrap(db)
+	}
+	logger := slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s.Vat = newVat(tb, s.Store, logger, opts.Config)
+	m, err := s.Vat.MintAdminToken(context.Background())
+	require.NoError(tb, err)
+	s.Admin = m.Token
+	s.URL = startHTTP(tb, s.Vat, logger)
+	s.Addr = strings.TrimSuffix(strings.TrimPrefix(s.URL, "ws://"), "/rpc")
+	return s
+}
+
+func newVat(tb testing.TB, st sharevat.Store, logger *slog.Logger, adjust func(*vat.Config)) *vat.Vat {
+	pepper, err := sturdyref.NewPepper(rand.Reader)
+	require.NoError(tb, err)
+	ver, err := sturdyref.NewVerifier(pepper)
+	require.NoError(tb, err)
+	cfg := vat.Config{Store: st, Verifier: ver, Logger: logger}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	v, err := vat.New(cfg)
+	require.NoError(tb, err)
+	return v
+}
+
+// startHTTP serves v at /rpc on a loopback httptest server and returns
+// its ws:// URL. Cleanup closes the connections, the server and the vat.
+func startHTTP(tb testing.TB, v *vat.Vat, logger *slog.Logger) string {
+	h := rpc.NewHandler(rpc.HandlerOptions{Logger: logger, Bootstrap: func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) }})
+	mux := http.NewServeMux()
+	mux.Handle("/rpc", h)
+	srv := httptest.NewServer(mux)
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		h.Close(ctx)
+		srv.Close()
+		v.Close(ctx)
+	})
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc"
+}
+
+// MustDial opens one connection (one agent) to the server, or to url if
+// given (a proxy in front of it), and closes it at cleanup.
+func (s *Server) MustDial(tb testing.TB, url ...string) *client.Conn {
+	tb.Helper()
+	target := s.URL
+	if len(url) > 0 {
+		target = url[0]
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, target, nil)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// MustCreate creates a share with the admin token and returns its owner
+// token.
+func (s *Server) MustCreate(tb testing.TB, title string) string {
+	tb.Helper()
+	ctx := context.Background()
+	admin, err := s.MustDial(tb).Admin(ctx, s.Admin)
+	require.NoError(tb, err)
+	defer admin.Release()
+	sh, m, err := admin.CreateShare(ctx, sharevat.MetaPatch{Title: &title})
+	require.NoError(tb, err)
+	sh.Release()
+	return m.Token
+}
+
+// MustRestore redeems token on a new connection (to url, if given).
+func (s *Server) MustRestore(tb testing.TB, token string, url ...string) *client.Share {
+	tb.Helper()
+	sh, err := s.MustDial(tb, url...).Restore(context.Background(), token)
+	require.NoError(tb, err)
+	tb.Cleanup(sh.Release)
+	return sh
+}
+
+// SyncBuf is a log sink safe for concurrent writers.
+type SyncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (s *SyncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *SyncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
