@@ -21,11 +21,13 @@ check: ## gofmt, go vet, staticcheck
 	$(GO) vet $(PKGS)
 	$(GO) tool staticcheck $(PKGS)
 
-generate: ## regenerate schema/*.capnp.go (needs the capnp compiler: apt-get install capnproto)
+generate: ## regenerate schema/*.capnp.go and interop/gen (needs capnp: apt-get install capnproto; and interop/node_modules)
 	cd schema && $(GO) generate
+	@if [ -d interop/node_modules ]; then cd interop && npm run --silent generate; \
+	else echo "interop/node_modules missing: run (cd interop && npm ci) to regenerate interop/gen"; fi
 
 check-generate: generate ## fail if the committed generated code is stale
-	@git diff --exit-code -- schema/ || { echo "schema/*.capnp.go is stale: run 'make generate' and commit"; exit 1; }
+	@git diff --exit-code -- schema/ interop/gen/ || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
 
 stress: ## run the rpc and vat tests many times
 	$(GO) test -race -count=20 ./rpc/ ./vat/

@@ -135,3 +135,17 @@ func (s *Share) Reader(ctx context.Context) (*Reader, error) {
 	}
 	return &Reader{cap: fut.Reader().AddRef()}, nil
 }
+
+// ResetOwner bumps a share's epoch (every earlier token of it dies) and
+// returns a new owner token: the way back to a share whose owner token,
+// or whose bumpEpoch reply, was lost.
+func (a *Admin) ResetOwner(ctx context.Context, share sharevat.ShareID) (sharevat.Minted, sharevat.Epoch, error) {
+	fut, release := a.cap.ResetOwner(ctx, func(p schema.Admin_resetOwner_Params) error { return p.SetShareId(string(share)) })
+	defer release()
+	res, err := fut.Struct()
+	if err != nil {
+		return sharevat.Minted{}, 0, fromWire(err)
+	}
+	m, err := readMinted(res.Owner)
+	return m, sharevat.Epoch(res.Epoch()), err
+}

@@ -181,6 +181,11 @@ interface Admin {
   # Creates a share; its owner token holds every right.
 
   list @1 () -> (shares :List(ShareInfo));
+
+  resetOwner @2 (shareId :Text) -> (owner :Minted, epoch :UInt64);
+  # Bumps the share's epoch (every earlier token of it dies) and mints a
+  # new owner token: the way back when an owner token is lost, or the
+  # reply to Share.bumpEpoch was.
 }
 
 interface Share {

@@ -145,3 +145,25 @@ func setMintedInfo(newMinted func() (schema.Minted, error), newInfo func() (sche
 	}
 	return wire.SetShareInfo(info, sh)
 }
+
+// ResetOwner bumps a share's epoch and mints a new owner token: the
+// server admin's way back to a share whose owner token was lost.
+func (a *adminServer) ResetOwner(ctx context.Context, call schema.Admin_resetOwner) error {
+	return a.vat.guard(ctx, "Admin.resetOwner", func() error {
+		if err := a.check(ctx, true); err != nil {
+			return err
+		}
+		id, err := call.Args().ShareId()
+		if err != nil || id == "" {
+			return sharevat.Errorf(sharevat.EInvalid, "a share id is required")
+		}
+		sh, m, err := a.vat.bumpEpoch(ctx, sharevat.ShareID(id), a.lg.g.ID, a.peer)
+		if sharevat.ErrorCode(err) == sharevat.ENotFound {
+			return sharevat.Errorf(sharevat.ENotFound, "no share %s", id)
+		}
+		if err != nil {
+			return err
+		}
+		return setBumped(call.AllocResults, sh.Epoch, m)
+	})
+}

@@ -249,3 +249,31 @@ func appendEvents(t *testing.T, sh *client.Share, ids ...string) {
 	require.NoError(t, err)
 	require.Equal(t, len(ids), ack.Applied)
 }
+
+// TestAdminResetOwner: the server admin recovers a share whose owner
+// token is lost: every earlier token dies, the new one works; unknown
+// shares are notFound; an open-server Admin may not.
+func TestAdminResetOwner(t *testing.T) {
+	tv := MustServe(t, sharevat.Limits{}, nil)
+	owner := tv.MustCreate(t, "lost")
+	a := tv.MustRestore(t, owner)
+	bm := mustGrant(t, a, sharevat.ScopeRead, 0, "B")
+	admin, err := tv.MustDial(t).Admin(bg, tv.Admin)
+	require.NoError(t, err)
+
+	m, epoch, err := admin.ResetOwner(bg, a.Info.ID)
+	require.NoError(t, err)
+	assert.Equal(t, sharevat.Epoch(2), epoch)
+	assert.Equal(t, sharevat.ScopeOwner, m.Scope)
+	_, _, err = a.Fetch(bg)
+	isCode(t, err, sharevat.ErrRevoked, "the old owner's live capability")
+	for name, tok := range map[string]string{"owner": owner, "B": bm.Token} {
+		_, err := tv.MustDial(t).Restore(bg, tok)
+		isCode(t, err, sharevat.ErrUnauthorized, name+" restore")
+	}
+	a2 := tv.MustRestore(t, m.Token)
+	appendEvents(t, a2, "after-reset")
+
+	_, _, err = admin.ResetOwner(bg, "nosuchshare")
+	isCode(t, err, sharevat.ErrNotFound, "unknown share")
+}

@@ -114,26 +114,46 @@ func contains(grants []sharevat.Grant, id sharevat.GrantID) bool {
 // caller's own included, and returns a new owner token. It needs admin.
 func (s *shareServer) BumpEpoch(ctx context.Context, call schema.Share_bumpEpoch) error {
 	return s.f.run(ctx, "Share.bumpEpoch", sharevat.ScopeAdmin, func(ctx context.Context) error {
-		var m sharevat.Minted
-		sh, err := s.f.vat.reg.bump(ctx, s.f.share(), func(epoch sharevat.Epoch) (sharevat.Grant, error) {
-			g, minted, err := s.f.vat.newGrant(s.f.share(), "", sharevat.ScopeOwner, epoch, time.Time{}, "owner", s.f.peer)
-			m = minted
-			return g, err
-		})
+		sh, m, err := s.f.vat.bumpEpoch(ctx, s.f.share(), s.f.lg.g.ID, s.f.peer)
 		if err != nil {
 			return err
 		}
-		s.f.vat.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditBump, ShareID: sh.ID, GrantID: m.GrantID,
-			Parent: s.f.lg.g.ID, Scope: sharevat.ScopeOwner, Epoch: sh.Epoch, Peer: s.f.peer, Result: "ok"})
-		res, err := call.AllocResults()
-		if err != nil {
-			return err
-		}
-		res.SetEpoch(uint64(sh.Epoch))
-		dst, err := res.NewOwner()
-		if err != nil {
-			return err
-		}
-		return wire.SetMinted(dst, m)
+		return setBumped(call.AllocResults, sh.Epoch, m)
 	})
+}
+
+// bumpEpoch advances a share's epoch with a new owner grant and audits it
+// (by is the grant that asked: a share admin's, or the server admin's).
+func (v *Vat) bumpEpoch(ctx context.Context, share sharevat.ShareID, by sharevat.GrantID, peer string) (sharevat.Share, sharevat.Minted, error) {
+	var m sharevat.Minted
+	sh, err := v.reg.bump(ctx, share, func(epoch sharevat.Epoch) (sharevat.Grant, error) {
+		g, minted, err := v.newGrant(share, "", sharevat.ScopeOwner, epoch, time.Time{}, "owner", peer)
+		m = minted
+		return g, err
+	})
+	if err != nil {
+		return sh, m, err
+	}
+	v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditBump, ShareID: sh.ID, GrantID: m.GrantID,
+		Parent: by, Scope: sharevat.ScopeOwner, Epoch: sh.Epoch, Peer: peer, Result: "ok"})
+	return sh, m, nil
+}
+
+// bumpResults is what bumpEpoch and resetOwner answer.
+type bumpResults interface {
+	SetEpoch(uint64)
+	NewOwner() (schema.Minted, error)
+}
+
+func setBumped[R bumpResults](alloc func() (R, error), epoch sharevat.Epoch, m sharevat.Minted) error {
+	res, err := alloc()
+	if err != nil {
+		return err
+	}
+	res.SetEpoch(uint64(epoch))
+	dst, err := res.NewOwner()
+	if err != nil {
+		return err
+	}
+	return wire.SetMinted(dst, m)
 }

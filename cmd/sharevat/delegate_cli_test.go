@@ -229,6 +229,7 @@ func TestDelegationUsageErrors(t *testing.T) {
 		"token as grant id": {"revoke", "--grant", tok},
 		"short grant id":    {"revoke", "--grant", "abc"},
 		"stray argument":    {"inspect", "extra"},
+		"share without all": {"revoke", "--share", "abc"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, stderr, code := cli(t, "", env, args...)
@@ -238,4 +239,32 @@ func TestDelegationUsageErrors(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 		})
 	}
+}
+
+// TestResetOwnerCLI: with the server's admin token, `revoke --all --share`
+// recovers a share whose owner token is lost: the old token exits 3, the
+// printed one works.
+func TestResetOwnerCLI(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	adminEnv := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN_FILE=" + filepath.Join(srv.Data, "admin.token")}
+	out, stderr, code := cli(t, "", adminEnv, "create", "--json")
+	require.Equal(t, 0, code, stderr)
+	var created struct{ ShareID, Token string }
+	require.NoError(t, json.Unmarshal([]byte(out), &struct {
+		ShareID *string `json:"share_id"`
+		Token   *string `json:"token"`
+	}{&created.ShareID, &created.Token}))
+
+	out, stderr, code = cli(t, "", adminEnv, "revoke", "--all", "--share", created.ShareID)
+	require.Equal(t, 0, code, stderr)
+	fresh := firstLine(out)
+	assert.True(t, strings.HasPrefix(fresh, "svt1_"))
+	assert.Contains(t, stderr, "epoch is now 2")
+
+	_, _, code = cli(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + created.Token}, "read")
+	assert.Equal(t, 3, code, "the lost owner token is dead")
+	_, stderr, code = cli(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + fresh}, "read")
+	assert.Equal(t, 0, code, stderr)
+	_, _, code = cli(t, "", adminEnv, "revoke", "--all", "--share", "nosuchshare")
+	assert.Equal(t, 1, code, "an unknown share is notFound")
 }

@@ -12,20 +12,23 @@ import (
 
 func runRevoke(ctx context.Context, env *Env, args []string) error {
 	var cf clientFlags
-	var id string
+	var id, share string
 	var all bool
 	fs := flag.NewFlagSet("revoke", flag.ContinueOnError)
 	cf.register(fs)
 	fs.StringVar(&id, "grant", "", "revoke this grant (its id, as 'sharevat grants' shows it) and everything minted from it")
 	fs.BoolVar(&all, "all", false, "revoke every token of the share, this one included, and print a new owner token")
+	fs.StringVar(&share, "share", "", "with --all and the server's admin token: reset this share (when its owner token is lost)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat revoke --grant ID | --all
+		fmt.Fprintln(fs.Output(), `Usage: sharevat revoke --grant ID | --all [--share ID]
 
 --grant revokes one grant and everything minted from it; it needs the admin
 right, or the grant must be this token's own or below it. --all bumps the
 share's epoch: every token of the share minted so far dies at once, the one
 used here included, and a new owner token is printed (shown once: keep it
-secret). Connected holders are refused on their next call either way.`)
+secret). Connected holders are refused on their next call either way.
+With --share ID and the server's admin token (--token-file
+<data>/admin.token), --all resets a share whose owner token was lost.`)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, env, args); err != nil {
@@ -34,9 +37,15 @@ secret). Connected holders are refused on their next call either way.`)
 	if err := revokeInput(id, all); err != nil {
 		return err
 	}
+	if share != "" && !all {
+		return usagef("--share goes with --all")
+	}
 	cf.resolve(env)
 	ctx, cancel := withTimeout(ctx, cf.timeout)
 	defer cancel()
+	if share != "" {
+		return resetOwner(ctx, env, &cf, sharevat.ShareID(share))
+	}
 	if all {
 		return bumpEpoch(ctx, env, &cf)
 	}
@@ -85,10 +94,38 @@ func bumpEpoch(ctx context.Context, env *Env, cf *clientFlags) error {
 	if err != nil {
 		return err
 	}
+	return printBumped(env, cf, m, epoch)
+}
+
+// resetOwner bumps a share's epoch with the server admin token.
+func resetOwner(ctx context.Context, env *Env, cf *clientFlags, share sharevat.ShareID) error {
+	tok, err := cf.theToken()
+	if err != nil {
+		return err
+	}
+	conn, err := cf.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	admin, err := conn.Admin(ctx, tok)
+	if err != nil {
+		return denied(err)
+	}
+	defer admin.Release()
+	m, epoch, err := admin.ResetOwner(ctx, share)
+	if err != nil {
+		return err
+	}
+	return printBumped(env, cf, m, epoch)
+}
+
+// printBumped reports a new epoch and prints its owner token.
+func printBumped(env *Env, cf *clientFlags, m sharevat.Minted, epoch sharevat.Epoch) error {
 	if cf.json {
 		return writeJSON(env.Stdout, map[string]any{"token": m.Token, "grant_id": m.GrantID, "epoch": epoch})
 	}
 	fmt.Fprintf(env.Stderr, "epoch is now %d; every earlier token of this share is dead; the new owner token (shown once):\n", epoch)
-	_, err = fmt.Fprintln(env.Stdout, m.Token)
+	_, err := fmt.Fprintln(env.Stdout, m.Token)
 	return err
 }

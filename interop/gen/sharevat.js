@@ -1226,6 +1226,61 @@ export class Admin_List$Results$Promise {
         return await this.pipeline.struct();
     }
 }
+export class Admin_ResetOwner$Params extends $.Struct {
+    static _capnp = {
+        displayName: "resetOwner$Params",
+        id: "dad999060a97c90c",
+        size: new $.ObjectSize(0, 1),
+    };
+    get shareId() {
+        return $.utils.getText(0, this);
+    }
+    set shareId(value) {
+        $.utils.setText(0, value, this);
+    }
+    toString() { return "Admin_ResetOwner$Params_" + super.toString(); }
+}
+export class Admin_ResetOwner$Results extends $.Struct {
+    static _capnp = {
+        displayName: "resetOwner$Results",
+        id: "c2b4e79255ac4ddc",
+        size: new $.ObjectSize(8, 1),
+    };
+    _adoptOwner(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownOwner() {
+        return $.utils.disown(this.owner);
+    }
+    get owner() {
+        return $.utils.getStruct(0, Minted, this);
+    }
+    _hasOwner() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initOwner() {
+        return $.utils.initStructAt(0, Minted, this);
+    }
+    set owner(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    get epoch() {
+        return $.utils.getUint64(0, this);
+    }
+    set epoch(value) {
+        $.utils.setUint64(0, value, this);
+    }
+    toString() { return "Admin_ResetOwner$Results_" + super.toString(); }
+}
+export class Admin_ResetOwner$Results$Promise {
+    pipeline;
+    constructor(pipeline) {
+        this.pipeline = pipeline;
+    }
+    async promise() {
+        return await this.pipeline.struct();
+    }
+}
 export class Admin$Client {
     client;
     static interfaceId = 0xf51e3294ffc4eacdn;
@@ -1248,6 +1303,14 @@ export class Admin$Client {
             methodId: 1,
             interfaceName: "sharevat.capnp:Admin",
             methodName: "list"
+        },
+        {
+            ParamsClass: Admin_ResetOwner$Params,
+            ResultsClass: Admin_ResetOwner$Results,
+            interfaceId: Admin$Client.interfaceId,
+            methodId: 2,
+            interfaceName: "sharevat.capnp:Admin",
+            methodName: "resetOwner"
         }
     ];
     /**
@@ -1270,6 +1333,20 @@ export class Admin$Client {
         const pipeline = new $.Pipeline(Admin_List$Results, answer);
         return new Admin_List$Results$Promise(pipeline);
     }
+    /**
+* Bumps the share's epoch (every earlier token of it dies) and mints a
+* new owner token: the way back when an owner token is lost, or the
+* reply to Share.bumpEpoch was.
+*
+*/
+    resetOwner(paramsFunc) {
+        const answer = this.client.call({
+            method: Admin$Client.methods[2],
+            paramsFunc: paramsFunc
+        });
+        const pipeline = new $.Pipeline(Admin_ResetOwner$Results, answer);
+        return new Admin_ResetOwner$Results$Promise(pipeline);
+    }
 }
 $.Registry.register(Admin$Client.interfaceId, Admin$Client);
 export class Admin$Server extends $.Server {
@@ -1283,6 +1360,10 @@ export class Admin$Server extends $.Server {
             {
                 ...Admin$Client.methods[1],
                 impl: target.list
+            },
+            {
+                ...Admin$Client.methods[2],
+                impl: target.resetOwner
             }
         ]);
         this.target = target;
