@@ -96,15 +96,5 @@ func (w *auditWriter) sync() {
 
 // close waits for queued records to be written, or for ctx.
 func (w *auditWriter) close(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		w.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return waitCtx(ctx, &w.wg)
 }

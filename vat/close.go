@@ -3,6 +3,7 @@ package vat
 import (
 	"context"
 	"errors"
+	"sync"
 )
 
 // SyncAudit returns once every audit record queued so far is written.
@@ -16,4 +17,19 @@ func (v *Vat) SyncAudit() { v.auditor.sync() }
 // down and before closing the store.
 func (v *Vat) Close(ctx context.Context) error {
 	return errors.Join(v.closeSubscriptions(ctx), v.auditor.close(ctx))
+}
+
+// waitCtx waits for wg, or for ctx to end.
+func waitCtx(ctx context.Context, wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

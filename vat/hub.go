@@ -134,15 +134,5 @@ func (v *Vat) closeSubscriptions(ctx context.Context) error {
 	h.closed = true
 	h.mu.Unlock()
 	h.cancel()
-	done := make(chan struct{})
-	go func() {
-		h.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return waitCtx(ctx, &h.wg)
 }
