@@ -82,6 +82,7 @@ var commands = []command{
 	{"grants", "show who has access: the tree of grants", runGrants},
 	{"revoke", "revoke a grant and its subtree (--grant ID), or every token (--all)", runRevoke},
 	{"inspect", "say what a token is and whether it is valid, without its secret", runInspect},
+	{"bench", "measure throughput, latency and memory against the ceilings (load generator)", runBench},
 }
 
 // Env is what a command reads and writes besides its arguments.
