@@ -43,7 +43,7 @@ func CommitCeiling(ctx context.Context, dir string, puts, valueBytes int, d time
 	path := f.Name()
 	f.Close()
 	defer os.Remove(path)
-	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: DefaultLockTimeout})
+	bdb, err := bbolt.Open(path, 0o600, boltOptions(Options{LockTimeout: DefaultLockTimeout}))
 	if err != nil {
 		return CeilingResult{}, fmt.Errorf("bolt: ceiling: open: %w", err)
 	}

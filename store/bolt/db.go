@@ -61,7 +61,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
-	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opts.LockTimeout, NoSync: opts.NoSync})
+	bdb, err := bbolt.Open(path, 0o600, boltOptions(opts))
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, sharevat.Errorf(sharevat.EUnavailable, "data file %s is in use by another sharevat process", path)
 	}
@@ -75,6 +75,19 @@ func Open(path string, opts Options) (*DB, error) {
 	db := &DB{path: path, opts: opts, bdb: bdb}
 	db.commits.db = db
 	return db, nil
+}
+
+// boltOptions are the bbolt settings for opts. The freelist is a hash map
+// and is not written on every commit: an append then dirties only its own
+// pages, and a reopen after a crash rebuilds the freelist by scanning
+// (what etcd does too).
+func boltOptions(opts Options) *bbolt.Options {
+	return &bbolt.Options{
+		Timeout:        opts.LockTimeout,
+		NoSync:         opts.NoSync,
+		NoFreelistSync: true,
+		FreelistType:   bbolt.FreelistMapType,
+	}
 }
 
 // initBuckets creates the top-level buckets and checks the format version.

@@ -44,8 +44,9 @@
 //	shares          share id → 0x01 ‖ JSON shareRecord
 //	                {id, meta{title, projectId, directory, version,
 //	                status, createdAt, updatedAt}, epoch, head, deleted,
-//	                ownerRoot}. head is rewritten by every Append that
-//	                applies an op.
+//	                ownerRoot}. head is informational only: the head is
+//	                derived from the last key of logs/<share>/log, so an
+//	                append does not rewrite the share record.
 //	grants          grant id → 0x01 ‖ JSON grantRecord
 //	                {id, share, parent, scope (number), epoch, verifier
 //	                (base64), label, createdBy, createdAt, expiresAt,

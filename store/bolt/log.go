@@ -28,7 +28,8 @@ func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.
 	return resultOrZero(call.ack, wrap("append", call.err))
 }
 
-// applyAppend runs one append inside tx and stores the new head.
+// applyAppend runs one append inside tx. The head needs no write: it is
+// the log's last key (logHead).
 func applyAppend(tx *bbolt.Tx, req *sharevat.AppendRequest) (sharevat.Ack, error) {
 	s, err := liveShare(tx, req.Share)
 	if err != nil {
@@ -38,12 +39,7 @@ func applyAppend(tx *bbolt.Tx, req *sharevat.AppendRequest) (sharevat.Ack, error
 	if err != nil {
 		return sharevat.Ack{}, err
 	}
-	ack, err := sharevat.ApplyBatch(view, req.Batch, req.Limits, req.Now)
-	if err != nil || view.head == s.Head {
-		return ack, err
-	}
-	s.Head = view.head
-	return ack, putShare(tx, &s)
+	return sharevat.ApplyBatch(view, req.Batch, req.Limits, req.Now)
 }
 
 // Read returns up to limit entries with cursor > after, in cursor order,

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -149,7 +150,26 @@ func getShare(tx *bbolt.Tx, id sharevat.ShareID) (sharevat.Share, error) {
 	if err != nil {
 		return s, fmt.Errorf("share %q: %w", id, err)
 	}
+	s.Head = logHead(tx, id)
 	return s, nil
+}
+
+// logHead is the cursor of the share's last op: the last key of its log
+// bucket. The head is derived rather than stored, so an append writes
+// only the log, the op-id index and the state, not the share record.
+func logHead(tx *bbolt.Tx, id sharevat.ShareID) sharevat.Cursor {
+	logs := tx.Bucket(bucketLogs).Bucket([]byte(id))
+	if logs == nil {
+		return 0
+	}
+	b := logs.Bucket(bucketLog)
+	if b == nil {
+		return 0
+	}
+	if k, _ := b.Cursor().Last(); len(k) == 8 {
+		return sharevat.Cursor(binary.BigEndian.Uint64(k))
+	}
+	return 0
 }
 
 // liveShare is getShare that also treats a deleted share as not found.
