@@ -130,23 +130,37 @@ func (c *Codec) onPong(string) error {
 	return nil
 }
 
-// keepalive sends a ping every PingInterval until Close. A missing pong is
-// detected by the read deadline, not here.
-func (c *Codec) keepalive() {
+// ping sends one ping and re-arms the timer, unless the codec is closing
+// or dead. A missing pong is detected by the read deadline, not here.
+func (c *Codec) ping() {
+	if !c.startPing() {
+		return
+	}
 	defer c.wg.Done()
 	defer c.recoverPanic("keepalive", new(error))
-	t := time.NewTicker(c.opts.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-c.dead:
-			return
-		case <-t.C:
-			_ = c.writeControl(websocket.PingMessage, nil, c.opts.WriteTimeout)
-		}
+	_ = c.writeControl(websocket.PingMessage, nil, c.opts.WriteTimeout)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closing {
+		c.pinger.Reset(c.opts.PingInterval)
 	}
+}
+
+// startPing registers a ping in progress, so Close waits for it; it
+// reports false once the codec is closing or its socket is dead.
+func (c *Codec) startPing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.dead:
+		return false
+	default:
+	}
+	if c.closing {
+		return false
+	}
+	c.wg.Add(1)
+	return true
 }
 
 // recoverPanic turns a panic in this connection's code into a logged

@@ -54,22 +54,22 @@ type Codec struct {
 	peerInit  bool  // the peer sent its close frame before we sent ours
 	end       error // why the connection ended, first cause wins
 
-	stop      chan struct{} // closed by Close: stops the pinger
+	pinger    *time.Timer   // fires ping every PingInterval; nil without keepalive
 	dead      chan struct{} // closed once the socket is closed
 	killOnce  sync.Once
 	closeOnce sync.Once
-	wg        sync.WaitGroup // the pinger
+	wg        sync.WaitGroup // a ping in progress
 }
 
 // NewCodec takes over ws: it installs ws's close, ping and pong handlers,
-// sets its read deadline and starts the keepalive goroutine, which Close
-// stops and waits for.
+// sets its read deadline and arms the keepalive timer, which Close stops
+// (waiting for a ping in progress). A timer rather than a goroutine: an
+// idle connection should cost as little as possible.
 func NewCodec(ws *websocket.Conn, opts CodecOptions) *Codec {
 	c := &Codec{
 		ws:   ws,
 		opts: opts.withDefaults(),
 		wsem: make(chan struct{}, 1),
-		stop: make(chan struct{}),
 		dead: make(chan struct{}),
 	}
 	c.calls = newInflight(c.opts.MaxInflightCalls)
@@ -79,8 +79,7 @@ func NewCodec(ws *websocket.Conn, opts CodecOptions) *Codec {
 	_ = ws.SetReadDeadline(time.Time{}) // drop what net/http may have set before the hijack
 	c.extendReadDeadline()
 	if c.opts.PingInterval > 0 {
-		c.wg.Add(1)
-		go c.keepalive()
+		c.pinger = time.AfterFunc(c.opts.PingInterval, c.ping)
 	}
 	return c
 }
@@ -215,7 +214,7 @@ func checkFraming(data []byte) error {
 
 // Close sends a normal close frame (unless a close frame already went
 // out), waits up to closeGrace for the peer's close frame, closes the
-// socket and stops the keepalive goroutine. It is idempotent; concurrent
+// socket and stops the keepalive timer. It is idempotent; concurrent
 // callers return when the first call has finished.
 func (c *Codec) Close() error {
 	c.closeOnce.Do(c.shutdown)
@@ -231,7 +230,9 @@ func (c *Codec) CloseWith(code int, reason string) error {
 
 func (c *Codec) shutdown() {
 	c.beginClosing()
-	close(c.stop)
+	if c.pinger != nil {
+		c.pinger.Stop()
+	}
 	c.sendClose(websocket.CloseNormalClosure, "")
 	c.awaitPeerClose()
 	c.kill()
