@@ -43,9 +43,10 @@ func (c *Conn) Close() error {
 // Done is closed when the connection ends.
 func (c *Conn) Done() <-chan struct{} { return c.rc.Done() }
 
-// Restore redeems a share token. Every failure to redeem is
-// sharevat.ErrUnauthorized, whatever its cause.
-func (c *Conn) Restore(ctx context.Context, token string) (*Share, error) {
+// Redeem redeems a share token (Vault.restore) into a Share narrowed to
+// the token's grant. Every failure to redeem is sharevat.ErrUnauthorized,
+// whatever its cause.
+func (c *Conn) Redeem(ctx context.Context, token string) (*Share, error) {
 	for attempt := 0; ; attempt++ {
 		s, err := c.restore(ctx, token)
 		if !isNullClient(err) || attempt == 2 {

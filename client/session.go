@@ -88,7 +88,7 @@ func (s *Session) connectLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sh, err := conn.Restore(ctx, s.token)
+	sh, err := conn.Redeem(ctx, s.token)
 	if err != nil {
 		conn.Close()
 		return err

@@ -57,7 +57,7 @@ func (tv *subVat) dial(t *testing.T, url string) *client.Conn {
 // reader redeems token on a new connection to url and returns its Reader.
 func (tv *subVat) reader(t *testing.T, url, token string) *client.Reader {
 	t.Helper()
-	sh, err := tv.dial(t, url).Restore(context.Background(), token)
+	sh, err := tv.dial(t, url).Redeem(context.Background(), token)
 	require.NoError(t, err)
 	rd, err := sh.Reader(context.Background())
 	require.NoError(t, err)

@@ -168,7 +168,7 @@ func runForeignClient(t *testing.T, prefix string, newCmd func(context.Context, 
 
 	// The Go client sees exactly those ops: the foreign client's retry of
 	// the same batch added nothing, nor did its stale-epoch op.
-	sh, err := conn.Restore(ctx, owner.Token)
+	sh, err := conn.Redeem(ctx, owner.Token)
 	require.NoError(t, err)
 	defer sh.Release()
 	rd, err := sh.Reader(ctx)

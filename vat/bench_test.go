@@ -16,7 +16,7 @@ func BenchmarkRestore(b *testing.B) {
 	conn := tv.MustDial(b)
 	b.ResetTimer()
 	for b.Loop() {
-		sh, err := conn.Restore(bg, owner)
+		sh, err := conn.Redeem(bg, owner)
 		require.NoError(b, err)
 		sh.Release()
 	}

@@ -61,7 +61,7 @@ func TestConnCapabilityLimit(t *testing.T) {
 	watch.waitCaps(t, tv.Vat, 0, "after create")
 
 	connA := tv.MustDial(t)
-	shA, err := connA.Restore(bg, owner)
+	shA, err := connA.Redeem(bg, owner)
 	require.NoError(t, err)
 	readers := make([]*client.Reader, limit-1) // the Share is the first of limit
 	for i := range readers {
@@ -70,13 +70,13 @@ func TestConnCapabilityLimit(t *testing.T) {
 	}
 	_, err = shA.Reader(bg)
 	isCode(t, err, sharevat.ErrTooLarge, "reader over the limit")
-	_, err = connA.Restore(bg, owner)
+	_, err = connA.Redeem(bg, owner)
 	isCode(t, err, sharevat.ErrTooLarge, "restore over the limit")
 	_, err = connA.Admin(bg, tv.Admin)
 	isCode(t, err, sharevat.ErrTooLarge, "restoreAdmin over the limit")
 
 	connB := tv.MustDial(t)
-	shB, err := connB.Restore(bg, owner)
+	shB, err := connB.Redeem(bg, owner)
 	require.NoError(t, err, "another connection is not affected")
 	rdB, err := shB.Reader(bg)
 	require.NoError(t, err, "another connection is not affected")

@@ -129,7 +129,7 @@ func TestRevokeSubtreeLive(t *testing.T) {
 	_, _, err = dRead.Read(bg, 0, 0)
 	isCode(t, err, sharevat.ErrRevoked, "D's Reader")
 	for name, tok := range map[string]string{"C": cm.Token, "D": dm.Token} {
-		_, err := tv.MustDial(t).Restore(bg, tok)
+		_, err := tv.MustDial(t).Redeem(bg, tok)
 		isCode(t, err, sharevat.ErrUnauthorized, name+" restore")
 	}
 	_, _, err = b.Fetch(bg)
@@ -157,7 +157,7 @@ func TestRevokeOwnSubtreeOnly(t *testing.T) {
 	dm := mustGrant(t, c, sharevat.ScopeRead, 0, "D")
 	isCode(t, c.Revoke(bg, em.GrantID), sharevat.ErrPermissionDenied, "C revokes a sibling")
 	require.NoError(t, c.Revoke(bg, dm.GrantID), "C revokes its own child")
-	_, err := tv.MustDial(t).Restore(bg, dm.Token)
+	_, err := tv.MustDial(t).Redeem(bg, dm.Token)
 	isCode(t, err, sharevat.ErrUnauthorized, "D is gone")
 	_, _, err = c.Fetch(bg)
 	assert.NoError(t, err, "C lives on")
@@ -184,7 +184,7 @@ func TestBumpEpoch(t *testing.T) {
 	_, _, err = a.Fetch(bg)
 	isCode(t, err, sharevat.ErrRevoked, "A's own old capability")
 	for name, tok := range map[string]string{"owner": owner, "B": bm.Token} {
-		_, err := tv.MustDial(t).Restore(bg, tok)
+		_, err := tv.MustDial(t).Redeem(bg, tok)
 		isCode(t, err, sharevat.ErrUnauthorized, name+" restore")
 	}
 
@@ -226,7 +226,7 @@ func TestExpiry(t *testing.T) {
 	isCode(t, err, sharevat.ErrRevoked, "C at expiry")
 	_, _, err = d.Fetch(bg)
 	isCode(t, err, sharevat.ErrRevoked, "D with its parent expired")
-	_, err = tv.MustDial(t).Restore(bg, cm.Token)
+	_, err = tv.MustDial(t).Redeem(bg, cm.Token)
 	isCode(t, err, sharevat.ErrUnauthorized, "C restore")
 	_, _, err = a.Fetch(bg)
 	assert.NoError(t, err, "the owner never expires")
@@ -268,7 +268,7 @@ func TestAdminResetOwner(t *testing.T) {
 	_, _, err = a.Fetch(bg)
 	isCode(t, err, sharevat.ErrRevoked, "the old owner's live capability")
 	for name, tok := range map[string]string{"owner": owner, "B": bm.Token} {
-		_, err := tv.MustDial(t).Restore(bg, tok)
+		_, err := tv.MustDial(t).Redeem(bg, tok)
 		isCode(t, err, sharevat.ErrUnauthorized, name+" restore")
 	}
 	a2 := tv.MustRestore(t, m.Token)

@@ -43,15 +43,15 @@ func TestNoSecretLeaks(t *testing.T) {
 	_, _, err = c.Fetch(bg)
 	note(err)
 	for _, tok := range tokens {
-		_, err := tv.MustDial(t).Restore(bg, tok)
+		_, err := tv.MustDial(t).Redeem(bg, tok)
 		note(err)
-		_, err = tv.MustDial(t).Restore(bg, tok[:len(tok)-1]+"A")
+		_, err = tv.MustDial(t).Redeem(bg, tok[:len(tok)-1]+"A")
 		note(err)
 	}
 	nm, _, err := a.BumpEpoch(bg)
 	require.NoError(t, err)
 	tokens = append(tokens, nm.Token)
-	_, err = tv.MustDial(t).Restore(bg, owner)
+	_, err = tv.MustDial(t).Redeem(bg, owner)
 	note(err)
 
 	tv.Vat.SyncAudit()

@@ -28,16 +28,16 @@ func TestRedeemFailuresLookTheSame(t *testing.T) {
 
 	var msgs []string
 	for name, try := range map[string]func() error{
-		"empty":           func() error { _, err := conn.Restore(ctx, ""); return err },
-		"garbage":         func() error { _, err := conn.Restore(ctx, "hello world"); return err },
-		"prefix only":     func() error { _, err := conn.Restore(ctx, "svt1_"); return err },
-		"unknown grant":   func() error { _, err := conn.Restore(ctx, unknown.Reveal()); return err },
-		"wrong secret":    func() error { _, err := conn.Restore(ctx, wrongSecret); return err },
-		"trailing space":  func() error { _, err := conn.Restore(ctx, owner+" "); return err },
-		"admin as share":  func() error { _, err := conn.Restore(ctx, tv.Admin); return err },
+		"empty":           func() error { _, err := conn.Redeem(ctx, ""); return err },
+		"garbage":         func() error { _, err := conn.Redeem(ctx, "hello world"); return err },
+		"prefix only":     func() error { _, err := conn.Redeem(ctx, "svt1_"); return err },
+		"unknown grant":   func() error { _, err := conn.Redeem(ctx, unknown.Reveal()); return err },
+		"wrong secret":    func() error { _, err := conn.Redeem(ctx, wrongSecret); return err },
+		"trailing space":  func() error { _, err := conn.Redeem(ctx, owner+" "); return err },
+		"admin as share":  func() error { _, err := conn.Redeem(ctx, tv.Admin); return err },
 		"share as admin":  func() error { _, err := conn.Admin(ctx, owner); return err },
 		"admin bad token": func() error { _, err := conn.Admin(ctx, unknown.Reveal()); return err },
-		"huge":            func() error { _, err := conn.Restore(ctx, strings.Repeat("a", 1<<20)); return err },
+		"huge":            func() error { _, err := conn.Redeem(ctx, strings.Repeat("a", 1<<20)); return err },
 	} {
 		err := try()
 		require.Error(t, err, name)
@@ -48,7 +48,7 @@ func TestRedeemFailuresLookTheSame(t *testing.T) {
 	for _, m := range msgs {
 		assert.Equal(t, msgs[0], m, "every redeem failure reads the same")
 	}
-	_, err = conn.Restore(ctx, owner)
+	_, err = conn.Redeem(ctx, owner)
 	assert.NoError(t, err, "the connection still serves after failures")
 }
 

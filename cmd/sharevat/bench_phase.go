@@ -45,7 +45,7 @@ func openConn(ctx context.Context, t *benchTarget, token string, withAppender bo
 	if token == "" {
 		return c, nil
 	}
-	if c.share, err = conn.Restore(ctx, token); err != nil {
+	if c.share, err = conn.Redeem(ctx, token); err != nil {
 		c.close()
 		return nil, fmt.Errorf("bench: redeem: %w", err)
 	}

@@ -65,7 +65,7 @@ func restoreWithCeiling(ctx context.Context, env *Env, t *benchTarget, f *benchF
 func restorePhase(ctx context.Context, t *benchTarget, conns []*benchConn, token string, f *benchFlags) (*restoreReport, error) {
 	spec := loopSpec{workers: len(conns) * f.inflight, d: f.duration, count: f.count}
 	redeem := func(ctx context.Context, w, _ int) error {
-		sh, err := conns[(w%spec.workers)/f.inflight].conn.Restore(ctx, token)
+		sh, err := conns[(w%spec.workers)/f.inflight].conn.Redeem(ctx, token)
 		if err != nil {
 			return fmt.Errorf("bench: redeem: %w", err)
 		}

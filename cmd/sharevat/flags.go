@@ -82,7 +82,7 @@ func (c *clientFlags) restore(ctx context.Context) (*client.Conn, *client.Share,
 	if err != nil {
 		return nil, nil, err
 	}
-	sh, err := conn.Restore(ctx, tok)
+	sh, err := conn.Redeem(ctx, tok)
 	if err != nil {
 		conn.Close()
 		return nil, nil, err

@@ -67,7 +67,7 @@ func inspect(ctx context.Context, env *Env, cf *clientFlags) error {
 
 // redeemAny redeems tok as a share token, else as the admin token.
 func redeemAny(ctx context.Context, conn *client.Conn, tok string) (*tokenReport, error) {
-	sh, err := conn.Restore(ctx, tok)
+	sh, err := conn.Redeem(ctx, tok)
 	if err == nil {
 		defer sh.Release()
 		return &tokenReport{kind: "share", share: sh}, nil

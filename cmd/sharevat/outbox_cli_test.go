@@ -144,7 +144,7 @@ func obGrant(ctx context.Context, t *testing.T, url, owner string) sharevat.Mint
 	conn, err := client.Dial(ctx, url, nil)
 	require.NoError(t, err)
 	defer conn.Close()
-	sh, err := conn.Restore(ctx, owner)
+	sh, err := conn.Redeem(ctx, owner)
 	require.NoError(t, err)
 	m, err := sh.Grant(ctx, sharevat.ScopeAppend, 0, "outbox test")
 	require.NoError(t, err)
@@ -156,7 +156,7 @@ func obRevoke(ctx context.Context, t *testing.T, url, owner string, id sharevat.
 	conn, err := client.Dial(ctx, url, nil)
 	require.NoError(t, err)
 	defer conn.Close()
-	sh, err := conn.Restore(ctx, owner)
+	sh, err := conn.Redeem(ctx, owner)
 	require.NoError(t, err)
 	require.NoError(t, sh.Revoke(ctx, id))
 }

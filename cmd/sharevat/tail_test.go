@@ -64,7 +64,7 @@ func TestTailRevokedExits3(t *testing.T) {
 	conn, err := client.Dial(ctx, srv.URL, nil)
 	require.NoError(t, err)
 	defer conn.Close()
-	sh, err := conn.Restore(ctx, owner)
+	sh, err := conn.Redeem(ctx, owner)
 	require.NoError(t, err)
 	m, err := sh.Grant(ctx, sharevat.ScopeRead, 0, "tail")
 	require.NoError(t, err)

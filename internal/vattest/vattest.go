@@ -132,7 +132,7 @@ func (s *Server) MustCreate(tb testing.TB, title string) string {
 // MustRestore redeems token on a new connection (to url, if given).
 func (s *Server) MustRestore(tb testing.TB, token string, url ...string) *client.Share {
 	tb.Helper()
-	sh, err := s.MustDial(tb, url...).Restore(context.Background(), token)
+	sh, err := s.MustDial(tb, url...).Redeem(context.Background(), token)
 	require.NoError(tb, err)
 	tb.Cleanup(sh.Release)
 	return sh
