@@ -29,6 +29,7 @@ type serveFlags struct {
 	open     bool
 	origins  string
 	logLevel string
+	debug    string
 	limits   sharevat.Limits
 }
 
@@ -39,6 +40,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use)")
 	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&f.debug, "debug-listen", "", "serve Go profiles (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060")
 	fs.IntVar(&f.limits.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest op body")
 	fs.IntVar(&f.limits.MaxOpsPerBatch, "max-batch-ops", d.MaxOpsPerBatch, "most ops in one append")
 	fs.IntVar(&f.limits.MaxBatchBytes, "max-batch-bytes", d.MaxBatchBytes, "largest append, in bytes")
@@ -75,6 +77,13 @@ func newLogger(env *Env, level string) (*slog.Logger, error) {
 func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error {
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
+	}
+	if f.debug != "" {
+		stop, err := startDebug(f.debug, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	m := newMetrics()
 	db, err := bolt.Open(filepath.Join(f.data, dbFile), bolt.Options{OnCommit: m.Committed})
