@@ -4,9 +4,16 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"sharevat"
 )
+
+// auditLinger is how long the writer lets records that nobody waits for
+// (redeems) gather before writing them, so a stream of redeems costs a
+// few writes a second rather than one fsync per redeem. A record someone
+// waits for cuts the wait short.
+const auditLinger = 10 * time.Millisecond
 
 // maxAuditQueue bounds the records waiting to be written; past it, adders
 // wait for the write, so a slow disk slows redeems rather than growing
@@ -14,7 +21,8 @@ import (
 const maxAuditQueue = 65536
 
 // auditWriter writes audit records in batches: every record that arrives
-// while a write is in progress goes into the next single transaction.
+// while a write is in progress (or, for redeems, within auditLinger)
+// goes into the next single transaction.
 // There is no goroutine while idle: the first record to find no write
 // running starts one, which drains the queue and exits. Redeems do not
 // wait for their record (a crash can lose the last few milliseconds of
@@ -28,6 +36,7 @@ type auditWriter struct {
 	waiters []chan struct{}
 	running bool
 	wg      sync.WaitGroup
+	urgent  chan struct{} // a waiting record arrived: stop lingering
 }
 
 // add queues rec; with wait it returns once rec is written (or failed to
@@ -39,6 +48,7 @@ func (w *auditWriter) add(rec sharevat.AuditRecord, wait bool) {
 	if wait || len(w.queue) > maxAuditQueue {
 		written = make(chan struct{})
 		w.waiters = append(w.waiters, written)
+		w.hurry()
 	}
 	if !w.running {
 		w.running = true
@@ -51,10 +61,20 @@ func (w *auditWriter) add(rec sharevat.AuditRecord, wait bool) {
 	}
 }
 
-// drain writes batches until the queue is empty.
+// hurry ends a linger in progress; callers hold mu.
+func (w *auditWriter) hurry() {
+	select {
+	case w.urgent <- struct{}{}:
+	default:
+	}
+}
+
+// drain writes batches until the queue is empty, lingering before a
+// batch nobody waits for.
 func (w *auditWriter) drain() {
 	defer w.wg.Done()
 	for {
+		w.linger()
 		w.mu.Lock()
 		recs, waiters := w.queue, w.waiters
 		w.queue, w.waiters = nil, nil
@@ -68,6 +88,22 @@ func (w *auditWriter) drain() {
 		for _, c := range waiters {
 			close(c)
 		}
+	}
+}
+
+// linger waits up to auditLinger unless someone waits for a record.
+func (w *auditWriter) linger() {
+	w.mu.Lock()
+	urgent := len(w.waiters) > 0
+	w.mu.Unlock()
+	if urgent {
+		return
+	}
+	t := time.NewTimer(auditLinger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-w.urgent:
 	}
 }
 
@@ -90,6 +126,7 @@ func (w *auditWriter) sync() {
 	}
 	written := make(chan struct{})
 	w.waiters = append(w.waiters, written)
+	w.hurry()
 	w.mu.Unlock()
 	<-written
 }

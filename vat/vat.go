@@ -66,7 +66,7 @@ func New(cfg Config) (*Vat, error) {
 	}
 	setDefaults(&cfg)
 	v := &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger, hub: newHub()}
-	v.auditor = &auditWriter{store: cfg.Store, log: cfg.Logger}
+	v.auditor = &auditWriter{store: cfg.Store, log: cfg.Logger, urgent: make(chan struct{}, 1)}
 	v.reg = newRegistry(v)
 	v.obs = cfg.Observer
 	if v.obs == nil {
