@@ -105,6 +105,12 @@ func TestShareInfoAndUpdate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "after", got.Meta.Title, "unset fields are kept")
 	assert.Equal(t, "1.2", got.Meta.Version)
+
+	empty := ""
+	got, err = sh.Update(ctx, sharevat.MetaPatch{Directory: &empty})
+	require.NoError(t, err)
+	assert.Equal(t, "", got.Meta.Directory, "an empty field clears it")
+	assert.Equal(t, "after", got.Meta.Title)
 	assert.True(t, !got.Meta.UpdatedAt.Before(got.Meta.CreatedAt))
 
 	long := strings.Repeat("x", sharevat.MaxMetaField+1)

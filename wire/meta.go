@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"capnproto.org/go/capnp/v3"
+
 	"sharevat"
 	"sharevat/schema"
 )
@@ -33,15 +35,15 @@ func ReadMeta(src schema.Meta) (sharevat.Meta, error) {
 	return m, invalid("meta", e.err)
 }
 
-// SetMetaPatch writes p into dst: only the fields p sets are non-null.
+// SetMetaPatch writes p into dst: only the fields p sets are non-null. A
+// field set to "" is written as an empty (not null) text, so it reads
+// back as "clear it" rather than "not given" (the generated setters write
+// null for ""). The indices are Meta's pointer fields in schema order.
 func SetMetaPatch(dst schema.Meta, p sharevat.MetaPatch) error {
 	var e errs
-	for _, f := range []struct {
-		v   *string
-		set func(string) error
-	}{{p.Title, dst.SetTitle}, {p.ProjectID, dst.SetProjectId}, {p.Directory, dst.SetDirectory}, {p.Version, dst.SetVersion}} {
-		if f.v != nil {
-			e.do(f.set(*f.v))
+	for i, v := range []*string{p.Title, p.ProjectID, p.Directory, p.Version} {
+		if v != nil {
+			e.do(capnp.Struct(dst).SetNewText(uint16(i), *v))
 		}
 	}
 	dst.SetStatus(schema.Status(p.Status))
