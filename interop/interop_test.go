@@ -14,13 +14,11 @@
 package interop_test
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +32,7 @@ import (
 
 	"sharevat"
 	"sharevat/client"
+	"sharevat/internal/proctest"
 )
 
 // TestGeneratedCodeIsCurrent fails when schema/sharevat.capnp changed after
@@ -65,9 +64,9 @@ func TestNodeClient(t *testing.T) {
 		}
 	}
 	const prefix = "node"
-	runForeignClient(t, prefix, func(ctx context.Context, srv *server, token string) *exec.Cmd {
+	runForeignClient(t, prefix, func(ctx context.Context, srv *proctest.Server, token string) *exec.Cmd {
 		cmd := exec.CommandContext(ctx, node, "client.mjs", "--timeout-ms", "30000")
-		cmd.Env = append(os.Environ(), "SHAREVAT_URL="+srv.url, "SHAREVAT_TOKEN="+token, "INTEROP_PREFIX="+prefix)
+		cmd.Env = append(os.Environ(), "SHAREVAT_URL="+srv.URL, "SHAREVAT_TOKEN="+token, "INTEROP_PREFIX="+prefix)
 		return cmd
 	})
 }
@@ -111,8 +110,8 @@ func TestCxxClient(t *testing.T) {
 	require.NoError(t, err, "%s %s:\n%s", cxx, strings.Join(args, " "), out)
 
 	const prefix = "cxx"
-	runForeignClient(t, prefix, func(ctx context.Context, srv *server, token string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, strings.TrimPrefix(strings.TrimSuffix(srv.url, "/rpc"), "ws://"), prefix)
+	runForeignClient(t, prefix, func(ctx context.Context, srv *proctest.Server, token string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/rpc"), "ws://"), prefix)
 		cmd.Env = append(os.Environ(), "SHAREVAT_TOKEN="+token)
 		return cmd
 	})
@@ -132,15 +131,15 @@ type clientResult struct {
 // client, runs the command newCmd makes with the share's owner token, and
 // checks that it succeeded and that the Go client sees the ops it appended
 // (the same four ops in both clients, their ids prefixed with prefix).
-func runForeignClient(t *testing.T, prefix string, newCmd func(context.Context, *server, string) *exec.Cmd) {
+func runForeignClient(t *testing.T, prefix string, newCmd func(context.Context, *proctest.Server, string) *exec.Cmd) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 
 	srv := startServer(t, buildServer(t))
-	adminToken, err := os.ReadFile(filepath.Join(srv.data, "admin.token"))
+	adminToken, err := os.ReadFile(filepath.Join(srv.Data, "admin.token"))
 	require.NoError(t, err)
 
-	conn, err := client.Dial(ctx, srv.url, nil)
+	conn, err := client.Dial(ctx, srv.URL, nil)
 	require.NoError(t, err)
 	defer conn.Close()
 	admin, err := conn.Admin(ctx, strings.TrimSpace(string(adminToken)))
@@ -157,7 +156,7 @@ func runForeignClient(t *testing.T, prefix string, newCmd func(context.Context, 
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	t.Logf("%s client stderr:\n%s", prefix, stderr.String())
-	require.NoError(t, err, "%s client failed; server log:\n%s", prefix, srv.log)
+	require.NoError(t, err, "%s client failed; server log:\n%s", prefix, srv.Log)
 	var res clientResult
 	require.NoError(t, json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &res), "%s client stdout: %q", prefix, stdout.String())
 	wantIDs := []string{prefix + "-s1", prefix + "-m1", prefix + "-e1", prefix + "-m1-del"}
@@ -232,91 +231,40 @@ func TestMain(m *testing.M) {
 func buildServer(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "sharevat-interop")
-		if buildErr != nil {
-			return
-		}
-		builtBin = filepath.Join(buildDir, "sharevat")
-		cmd := exec.Command("go", "build", "-race", "-o", builtBin, "./cmd/sharevat")
-		cmd.Dir = ".."
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = errors.New("go build ./cmd/sharevat: " + err.Error() + "\n" + string(out))
-		}
+		builtBin, buildDir, buildErr = proctest.Build(filepath.Join("..", "cmd", "sharevat"), true)
 	})
 	require.NoError(t, buildErr)
 	return builtBin
 }
 
-// server is a running `sharevat serve`.
-type server struct {
-	url  string
-	data string
-	log  *syncLog
-}
-
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) add(line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(line + "\n")
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startServer runs `sharevat serve` on a free loopback port with a fresh
 // data directory, waits until it says where it serves, and at cleanup stops
 // it and fails the test if it reported a data race.
-func startServer(t *testing.T, bin string) *server {
+func startServer(t *testing.T, bin string) *proctest.Server {
 	t.Helper()
-	s := &server{data: filepath.Join(t.TempDir(), "data"), log: &syncLog{}}
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", s.data)
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0 exitcode=66")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	urls := make(chan string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			s.log.add(line)
-			if u, ok := strings.CutPrefix(line, "sharevat: serving on "); ok {
-				urls <- u
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if (errors.As(err, &ee) && ee.ExitCode() == 66) || strings.Contains(s.log.String(), "WARNING: DATA RACE") {
-			t.Errorf("the server reported a data race:\n%s", s.log)
-		}
-	})
-	select {
-	case s.url = <-urls:
-	case <-done:
-		t.Fatalf("server exited before serving:\n%s", s.log)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("server did not start:\n%s", s.log)
+	s, err := proctest.Start(t, bin, []string{"GORACE=atexit_sleep_ms=0 exitcode=66"},
+		"serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	if err != nil {
+		// A server that exited before serving is checked for a race too.
+		t.Cleanup(func() { checkRace(t, s) })
+		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		_ = s.Cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.Done():
+		case <-time.After(20 * time.Second):
+			s.Kill()
+		}
+		checkRace(t, s)
+	})
 	return s
+}
+
+// checkRace fails the test if the exited server reported a data race.
+func checkRace(t *testing.T, s *proctest.Server) {
+	var ee *exec.ExitError
+	if (errors.As(s.Err(), &ee) && ee.ExitCode() == 66) || strings.Contains(s.Log.String(), "WARNING: DATA RACE") {
+		t.Errorf("the server reported a data race:\n%s", s.Log)
+	}
 }

@@ -28,7 +28,7 @@ func TestAckedOpsSurviveSIGKILL(t *testing.T) {
 	const rounds, batches, perBatch = 3, 5, 20
 	for round := 0; round < rounds; round++ {
 		appendAndRecord(t, srv.URL, owner, round, batches, perBatch, acked)
-		srv.kill()
+		srv.Kill()
 		srv = startServer(t, data)
 	}
 	entries := readAll(t, srv.URL, owner)
@@ -120,11 +120,11 @@ func TestFirstStartWritesAdminToken(t *testing.T) {
 	}
 	tok, err := os.ReadFile(filepath.Join(data, "admin.token"))
 	require.NoError(t, err)
-	assert.NotContains(t, srv.log.String(), string(tok[:len(tok)-1]), "the token never reaches the log")
-	srv.stop(t)
+	assert.NotContains(t, srv.Log.String(), string(tok[:len(tok)-1]), "the token never reaches the log")
+	srv.Stop(t)
 	again := startServer(t, data)
 	tok2, err := os.ReadFile(filepath.Join(data, "admin.token"))
 	require.NoError(t, err)
 	assert.Equal(t, tok, tok2, "a restart keeps the admin token")
-	again.stop(t)
+	again.Stop(t)
 }

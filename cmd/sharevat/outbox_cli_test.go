@@ -37,7 +37,7 @@ func TestAppendThenFlushWhenServerIsBack(t *testing.T) {
 	data := t.TempDir()
 	srv := startServer(t, data)
 	owner := createShare(t, srv)
-	srv.kill()
+	srv.Kill()
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, "SHAREVAT_STATE=" + t.TempDir(), obNoExitSleep}
 	_, stderr, code := cli(t, obThreeOps, env, "append", "--timeout", "300ms")
 	assert.Equal(t, 1, code, stderr)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/proctest"
 )
 
 // obFreeAddr picks a free loopback port for a server that must come back
@@ -32,30 +34,15 @@ func obStartAt(t *testing.T, data, addr string) *server {
 		if ok {
 			return s
 		}
-		if attempt == 20 || !strings.Contains(s.log.String(), "address already in use") {
-			t.Fatalf("server did not start on %s:\n%s", addr, s.log)
+		if attempt == 20 || !strings.Contains(s.Log.String(), "address already in use") {
+			t.Fatalf("server did not start on %s:\n%s", addr, s.Log)
 		}
 	}
 }
 
 func obTryStart(t *testing.T, data, addr string) (*server, bool) {
-	cmd := exec.Command(binary, "serve", "--listen", addr, "--data", data, "--log-level", "warn")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	s := &server{cmd: cmd, Data: data, done: make(chan struct{}), log: &syncLog{}}
-	urls := make(chan string, 1)
-	go s.scan(stderr, urls)
-	t.Cleanup(s.kill)
-	select {
-	case s.URL = <-urls:
-		return s, true
-	case <-s.done:
-		return s, false
-	case <-time.After(60 * time.Second):
-		t.Fatalf("server did not start:\n%s", s.log)
-		return nil, false
-	}
+	s, err := proctest.Start(t, binary, nil, "serve", "--listen", addr, "--data", data, "--log-level", "warn")
+	return s, err == nil
 }
 
 // obOutcome is how a process that the test meant to kill ended.

@@ -100,7 +100,7 @@ func TestOutboxSurvivesServerKills(t *testing.T) {
 	for r := 0; r < rounds; r++ {
 		obAwaitProgress(t, progress, r)
 		time.Sleep(rand.N(40 * time.Millisecond)) // varies when the kill lands; not a synchronisation
-		srv.kill()
+		srv.Kill()
 		srv = obStartAt(t, data, addr)
 	}
 	close(stop)

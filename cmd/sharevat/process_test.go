@@ -1,121 +1,46 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/proctest"
 )
 
 // binary is the sharevat executable built once for the process tests.
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "sharevat-bin")
+	bin, dir, err := proctest.Build(".", true)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "sharevat")
-	build := exec.Command("go", "build", "-race", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build sharevat:", err)
-		os.Exit(1)
-	}
+	binary = bin
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
 // server is a real `sharevat serve` process.
-type server struct {
-	cmd  *exec.Cmd
-	URL  string
-	Data string
-	done chan struct{}
-	log  *syncLog
-}
-
-// syncLog is the server's stderr, safe to read while the server writes.
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) add(line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(line + "\n")
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type server = proctest.Server
 
 // startServer runs `sharevat serve` on a free loopback port and waits for
 // it to say where it serves.
 func startServer(t *testing.T, data string, extra ...string) *server {
 	t.Helper()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "debug"}, extra...)
-	cmd := exec.Command(binary, args...)
-	stderr, err := cmd.StderrPipe()
+	s, err := proctest.Start(t, binary, nil, args...)
 	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	s := &server{cmd: cmd, Data: data, done: make(chan struct{}), log: &syncLog{}}
-	urls := make(chan string, 1)
-	go s.scan(stderr, urls)
-	t.Cleanup(func() { s.kill() })
-	select {
-	case s.URL = <-urls:
-	case <-s.done:
-		t.Fatalf("server exited before serving: %v\n%s", cmd.ProcessState, s.log)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("server did not start:\n%s", s.log)
-	}
 	return s
-}
-
-func (s *server) scan(r io.Reader, urls chan<- string) {
-	defer close(s.done)
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		s.log.add(line)
-		if u, ok := strings.CutPrefix(line, "sharevat: serving on "); ok {
-			urls <- u
-		}
-	}
-	s.cmd.Wait()
-}
-
-// kill SIGKILLs the server and waits for it to be gone.
-func (s *server) kill() {
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	<-s.done
-}
-
-// stop asks the server to shut down (SIGTERM) and waits.
-func (s *server) stop(t *testing.T) {
-	t.Helper()
-	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case <-s.done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("server did not stop on SIGTERM:\n%s", s.log)
-	}
 }
 
 // cli runs the sharevat binary as a user would and returns its stdout,

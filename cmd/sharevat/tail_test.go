@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 
 	"sharevat"
 	"sharevat/client"
+	"sharevat/internal/proctest"
 )
 
 // TestTailRidesThroughRestarts runs `sharevat tail` as a process against
@@ -37,7 +37,7 @@ func TestTailRidesThroughRestarts(t *testing.T) {
 	tl.waitLines(t, len(acked))
 	for round := 1; round <= 3; round++ {
 		appendAndRecord(t, srv.URL, owner, round, 2, 10, acked)
-		srv.kill()
+		srv.Kill()
 		srv = restartAt(t, data, addr)
 		appendAndRecord(t, srv.URL, owner, 100+round, 1, 5, acked)
 		tl.waitLines(t, len(acked))
@@ -87,7 +87,7 @@ type tailProc struct {
 	cmd    *exec.Cmd
 	lines  chan tailLine // every stdout line, closed at EOF
 	seen   []tailLine
-	stderr *syncLog
+	stderr *proctest.Log
 	done   chan struct{}
 	err    error // cmd.Wait's, once done is closed
 }
@@ -103,7 +103,7 @@ func startTail(t *testing.T, url, token string) *tailProc {
 	cmd.Env = append(os.Environ(), "SHAREVAT_TOKEN="+token)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	tl := &tailProc{cmd: cmd, lines: make(chan tailLine, 1<<12), stderr: &syncLog{}, done: make(chan struct{})}
+	tl := &tailProc{cmd: cmd, lines: make(chan tailLine, 1<<12), stderr: &proctest.Log{}, done: make(chan struct{})}
 	cmd.Stderr = logWriter{tl.stderr}
 	require.NoError(t, cmd.Start())
 	go tl.read(t, stdout)
@@ -172,10 +172,10 @@ func (tl *tailProc) all() []tailLine {
 	return tl.seen
 }
 
-type logWriter struct{ l *syncLog }
+type logWriter struct{ l *proctest.Log }
 
 func (w logWriter) Write(p []byte) (int, error) {
-	w.l.add(strings.TrimSuffix(string(p), "\n"))
+	w.l.Add(strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
 
@@ -220,21 +220,9 @@ func restartAt(t *testing.T, data, addr string) *server {
 // instead of failing when the server exits before serving.
 func tryServeAt(t *testing.T, data, addr string) (*server, error) {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--listen", addr, "--data", data, "--log-level", "debug")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	s := &server{cmd: cmd, Data: data, done: make(chan struct{}), log: &syncLog{}}
-	urls := make(chan string, 1)
-	go s.scan(stderr, urls)
-	t.Cleanup(s.kill)
-	select {
-	case s.URL = <-urls:
-		return s, nil
-	case <-s.done:
-		return nil, fmt.Errorf("server exited: %s", strings.TrimSpace(s.log.String()))
-	case <-time.After(60 * time.Second):
-		t.Fatalf("server did not start:\n%s", s.log)
-		return nil, nil
+	s, err := proctest.Start(t, binary, nil, "serve", "--listen", addr, "--data", data, "--log-level", "debug")
+	if err != nil {
+		return nil, err
 	}
+	return s, nil
 }
