@@ -61,16 +61,7 @@ type appendRatios struct {
 // benchAppendRun runs an append bench on a vat of its own (or --server):
 // the RPC ceiling, the append load, then the storage ceiling.
 func benchAppendRun(ctx context.Context, env *Env, f *benchFlags, shape appendShape) (*appendReport, error) {
-	t, err := openTarget(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	rep, err := appendWithCeilings(ctx, env, t, shape)
-	if err != nil {
-		return nil, orExited(t, err)
-	}
-	return rep, nil
+	return onTarget(ctx, f, func(t *benchTarget) (*appendReport, error) { return appendWithCeilings(ctx, env, t, shape) })
 }
 
 func appendWithCeilings(ctx context.Context, env *Env, t *benchTarget, shape appendShape) (*appendReport, error) {

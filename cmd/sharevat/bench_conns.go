@@ -57,16 +57,7 @@ func benchConnsRun(ctx context.Context, env *Env, f *benchFlags, n int) (*connsR
 	if err := raiseNoFile(uint64(n) + 1024); err != nil {
 		return nil, err
 	}
-	t, err := openTarget(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	rep, err := connsRun(ctx, env, t, n)
-	if err != nil {
-		return nil, orExited(t, err)
-	}
-	return rep, nil
+	return onTarget(ctx, f, func(t *benchTarget) (*connsReport, error) { return connsRun(ctx, env, t, n) })
 }
 
 func connsRun(ctx context.Context, env *Env, t *benchTarget, n int) (*connsReport, error) {

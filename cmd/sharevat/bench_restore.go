@@ -24,16 +24,7 @@ type restoreReport struct {
 }
 
 func benchRestoreRun(ctx context.Context, env *Env, f *benchFlags) (*restoreReport, error) {
-	t, err := openTarget(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	rep, err := restoreWithCeiling(ctx, env, t, f)
-	if err != nil {
-		return nil, orExited(t, err)
-	}
-	return rep, nil
+	return onTarget(ctx, f, func(t *benchTarget) (*restoreReport, error) { return restoreWithCeiling(ctx, env, t, f) })
 }
 
 func restoreWithCeiling(ctx context.Context, env *Env, t *benchTarget, f *benchFlags) (*restoreReport, error) {

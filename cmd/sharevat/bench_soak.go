@@ -67,16 +67,7 @@ type soakGrowth struct {
 const soakFlat = 0.10
 
 func benchSoakRun(ctx context.Context, env *Env, f *benchFlags, shape soakShape) (*soakReport, error) {
-	t, err := openTarget(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	rep, err := soakRun(ctx, env, t, shape)
-	if err != nil {
-		return nil, orExited(t, err)
-	}
-	return rep, nil
+	return onTarget(ctx, f, func(t *benchTarget) (*soakReport, error) { return soakRun(ctx, env, t, shape) })
 }
 
 func soakRun(ctx context.Context, env *Env, t *benchTarget, shape soakShape) (*soakReport, error) {

@@ -49,16 +49,7 @@ func (v tailViolations) total() int64 {
 const tailDrainTimeout = 30 * time.Second
 
 func benchTailRun(ctx context.Context, env *Env, f *benchFlags) (*tailReport, error) {
-	t, err := openTarget(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	rep, err := tailRun(ctx, env, t, f)
-	if err != nil {
-		return nil, orExited(t, err)
-	}
-	return rep, nil
+	return onTarget(ctx, f, func(t *benchTarget) (*tailReport, error) { return tailRun(ctx, env, t, f) })
 }
 
 func tailRun(ctx context.Context, env *Env, t *benchTarget, f *benchFlags) (*tailReport, error) {

@@ -271,3 +271,20 @@ func (l *tailLines) String() string {
 	}
 	return strings.Join(l.lines, " | ")
 }
+
+// onTarget opens the vat to measure (its own child, or --server), runs
+// fn on it and closes it; an error is explained by the child's exit if
+// the child died.
+func onTarget[R any](ctx context.Context, f *benchFlags, fn func(*benchTarget) (R, error)) (R, error) {
+	var zero R
+	t, err := openTarget(ctx, f)
+	if err != nil {
+		return zero, err
+	}
+	defer t.Close()
+	rep, err := fn(t)
+	if err != nil {
+		return zero, orExited(t, err)
+	}
+	return rep, nil
+}
