@@ -10,6 +10,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"sharevat"
+	"sharevat/store/internal/boltutil"
 )
 
 // Top-level bucket names (see doc.go).
@@ -98,13 +99,7 @@ func initBuckets(tx *bbolt.Tx) error {
 		}
 	}
 	meta := tx.Bucket(bucketMeta)
-	switch v := meta.Get(keyFormat); {
-	case v == nil:
-		return meta.Put(keyFormat, []byte{formatVersion})
-	case len(v) != 1 || v[0] != formatVersion:
-		return fmt.Errorf("unsupported data format %v (this build reads version %d)", v, formatVersion)
-	}
-	return nil
+	return boltutil.CheckFormat(meta, keyFormat, formatVersion, "data")
 }
 
 // Path returns the data file's path.
@@ -135,17 +130,7 @@ func (db *DB) update(ctx context.Context, op string, fn func(*bbolt.Tx) error) e
 	return wrap(op, db.bdb.Update(fn))
 }
 
-// wrap passes domain errors through, turns a closed database into
-// EUnavailable, and wraps anything else with the operation's name.
+// wrap translates a bbolt error for op (see boltutil.Wrap).
 func wrap(op string, err error) error {
-	var de *sharevat.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &de):
-		return de
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return sharevat.Errorf(sharevat.EUnavailable, "store is closed")
-	}
-	return fmt.Errorf("bolt: %s: %w", op, err)
+	return boltutil.Wrap("bolt", "store", op, err)
 }

@@ -11,6 +11,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"sharevat"
+	"sharevat/store/internal/boltutil"
 )
 
 // formatVersion is the version of the on-disk layout (doc.go).
@@ -100,13 +101,7 @@ func initBuckets(tx *bbolt.Tx) error {
 		}
 	}
 	meta := tx.Bucket(bucketMeta)
-	switch v := meta.Get(keyFormat); {
-	case v == nil:
-		return meta.Put(keyFormat, []byte{formatVersion})
-	case len(v) != 1 || v[0] != formatVersion:
-		return fmt.Errorf("unsupported outbox format %v (this build reads version %d)", v, formatVersion)
-	}
-	return nil
+	return boltutil.CheckFormat(meta, keyFormat, formatVersion, "outbox")
 }
 
 func syncDir(dir string) error {
@@ -140,17 +135,7 @@ func (db *DB) update(op string, fn func(*bbolt.Tx) error) error {
 	return wrap(op, db.bdb.Update(fn))
 }
 
-// wrap passes domain errors through, turns a closed file into
-// EUnavailable, and wraps anything else with the operation's name.
+// wrap translates a bbolt error for op (see boltutil.Wrap).
 func wrap(op string, err error) error {
-	var de *sharevat.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &de):
-		return de
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return sharevat.Errorf(sharevat.EUnavailable, "outbox is closed")
-	}
-	return fmt.Errorf("outbox: %s: %w", op, err)
+	return boltutil.Wrap("outbox", "outbox", op, err)
 }
