@@ -65,11 +65,7 @@ func benchAppendRun(ctx context.Context, env *Env, f *benchFlags, shape appendSh
 }
 
 func appendWithCeilings(ctx context.Context, env *Env, t *benchTarget, shape appendShape) (*appendReport, error) {
-	tokens, err := shareTokens(ctx, t, shape.Clients, shape.Shares == "one")
-	if err != nil {
-		return nil, err
-	}
-	conns, err := openConns(ctx, t, tokens, true)
+	conns, err := openAppenders(ctx, t, shape.Clients, shape.Shares == "one")
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +100,16 @@ func (r *appendReport) ratios() {
 	if r.Shape.Clients == 1 && r.Shape.Inflight == 1 {
 		r.Ratios.Latency = ratio(r.Latency.P50Ms, r.Storage.P50Ms+r.Ping.Latency.P50Ms)
 	}
+}
+
+// openAppenders creates the shares (one for all clients, or one each) and
+// opens one connection per client holding an Appender.
+func openAppenders(ctx context.Context, t *benchTarget, clients int, one bool) ([]*benchConn, error) {
+	tokens, err := shareTokens(ctx, t, clients, one)
+	if err != nil {
+		return nil, err
+	}
+	return openConns(ctx, t, tokens, true)
 }
 
 // shareTokens creates the shares of a run: one per client, or one for

@@ -71,11 +71,7 @@ func benchSoakRun(ctx context.Context, env *Env, f *benchFlags, shape soakShape)
 }
 
 func soakRun(ctx context.Context, env *Env, t *benchTarget, shape soakShape) (*soakReport, error) {
-	tokens, err := shareTokens(ctx, t, shape.Clients, shape.Shares == "one")
-	if err != nil {
-		return nil, err
-	}
-	conns, err := openConns(ctx, t, tokens, true)
+	conns, err := openAppenders(ctx, t, shape.Clients, shape.Shares == "one")
 	if err != nil {
 		return nil, err
 	}
