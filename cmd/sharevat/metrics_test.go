@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/vattest"
 )
 
 // TestMetrics: after a create, an append, a grant and a failed redeem,
@@ -25,7 +27,7 @@ func TestMetrics(t *testing.T) {
 	out, stderr, code = cli(t, "", env, "grant", "--scope", "read")
 	require.Equal(t, 0, code, stderr)
 	reader := firstLine(out)
-	_, _, code = cli(t, "", append(env, "SHAREVAT_TOKEN="+owner[:len(owner)-1]+"A"), "read")
+	_, _, code = cli(t, "", append(env, "SHAREVAT_TOKEN="+vattest.WrongSecret(owner)), "read")
 	require.Equal(t, 3, code)
 
 	body := fetchMetrics(t, srv)

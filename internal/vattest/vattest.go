@@ -157,3 +157,16 @@ func (s *SyncBuf) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// WrongSecret returns tok with one character of its secret changed, so it
+// is still well-formed but never verifies. It changes the secret's first
+// character (the last one carries only four bits, so overwriting it with a
+// fixed letter leaves the token unchanged one time in sixteen).
+func WrongSecret(tok string) string {
+	i := strings.LastIndexByte(tok, '_') + 1
+	c := byte('A')
+	if tok[i] == 'A' {
+		c = 'B'
+	}
+	return tok[:i] + string(c) + tok[i+1:]
+}
