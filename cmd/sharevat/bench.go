@@ -132,7 +132,8 @@ Modes:
   conns    hold --conns idle connections with a live Reader each: vat
            (and bench) memory per connection
   soak     --rate 1-op appends/s over --clients connections for --duration
-           (10m): vat heap, RSS, goroutines every --sample; growth
+           (10m): vat heap, RSS, goroutines and data file every --sample;
+           growth, also per GiB stored
   all      the performance targets in one run (soak with --soak)
 
 Flags:`)

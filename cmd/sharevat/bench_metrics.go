@@ -106,6 +106,9 @@ const (
 	seriesRSSFile = "bench_rss_file_bytes"
 )
 
+// seriesStoreBytes is the vat's gauge of its data file in use.
+const seriesStoreBytes = "sharevat_store_bytes"
+
 // serverMem is the vat's memory and goroutines at one moment.
 type serverMem struct {
 	HeapInuse  float64 `json:"heap_inuse_bytes"`

@@ -155,14 +155,24 @@ func printSoak(w io.Writer, s *soakReport) {
 	fmt.Fprintf(w, "  rate\t%s calls/s achieved\t(%s calls, %s permits dropped)\n", num(s.CallsPerSec), count(s.Calls), count(s.Dropped))
 	printLatency(w, "  latency", s.Latency, "per append call")
 	printCPU(w, s.CPU)
-	fmt.Fprintf(w, "  sample\tat\theap in use\tRSS\tRSS anon\tgoroutines\tcalls/s\tp99\n")
+	fmt.Fprintf(w, "  sample\tat\theap in use\tRSS\tRSS anon\tgoroutines\tstore\tcalls/s\tp99\n")
 	for _, x := range s.Samples {
-		fmt.Fprintf(w, "  \t%.0fs\t%s\t%s\t%s\t%.0f\t%s\t%s\n", x.AtSeconds, bytesText(x.HeapInuse), bytesText(x.RSS),
-			bytesText(x.RSSAnon), x.Goroutines, num(x.CallsPerSec), msText(x.P99Ms))
+		fmt.Fprintf(w, "  \t%.0fs\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\n", x.AtSeconds, bytesText(x.HeapInuse), bytesText(x.RSS),
+			bytesText(x.RSSAnon), x.Goroutines, bytesText(x.StoreBytes), num(x.CallsPerSec), msText(x.P99Ms))
 	}
 	g := s.Growth
 	fmt.Fprintf(w, "  growth\tfrom %.0fs to the end\theap %+.1f%% (peaks %+.1f%%)\tRSS %+.1f%% (anon %+.1f%%)\tgoroutines %+.1f%%\n",
 		g.BaseAtSeconds, 100*g.HeapInuse, 100*g.HeapPeak, 100*g.RSS, 100*g.RSSAnon, 100*g.Goroutines)
+	fmt.Fprintf(w, "  per data\tstore %s\tvat memory %s\t%s per GiB stored\n", signedBytes(g.StoredBytes),
+		signedBytes(g.MemoryBytes), signedBytes(g.MemoryPerStoredGiB))
+}
+
+// signedBytes is bytesText with a plus sign on growth.
+func signedBytes(b float64) string {
+	if b >= 0 {
+		return "+" + bytesText(b)
+	}
+	return bytesText(b)
 }
 
 func printTargets(w io.Writer, rows []targetRow) {

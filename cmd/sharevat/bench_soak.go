@@ -29,6 +29,7 @@ type soakSample struct {
 	RSS         float64 `json:"rss_bytes"`
 	RSSAnon     float64 `json:"rss_anon_bytes,omitempty"`
 	Goroutines  float64 `json:"goroutines"`
+	StoreBytes  float64 `json:"store_bytes"` // the data file in use (sharevat_store_bytes)
 	CallsPerSec float64 `json:"calls_per_sec"`
 	P99Ms       float64 `json:"p99_ms"`
 }
@@ -52,6 +53,8 @@ type soakReport struct {
 // after the baseline, which a sample caught before or after a GC cannot
 // sway. RSS includes the pages of bbolt's memory-mapped data file, which
 // grow with the file; RSSAnon (the bench's own vat only) does not.
+// Appends store data, and some of bbolt's memory grows with the data file
+// (see docs/decisions.md), so the growth is also given per GiB stored.
 type soakGrowth struct {
 	BaseAtSeconds float64 `json:"base_at_seconds"`
 	HeapInuse     float64 `json:"heap_inuse"`
@@ -59,6 +62,12 @@ type soakGrowth struct {
 	RSSAnon       float64 `json:"rss_anon"`
 	Goroutines    float64 `json:"goroutines"`
 	HeapPeak      float64 `json:"heap_inuse_peak"`
+	// StoredBytes is how much the data file in use grew; MemoryBytes how
+	// much the vat's own memory (RSSAnon, or RSS) grew, and
+	// MemoryPerStoredGiB the one over the other.
+	StoredBytes        float64 `json:"stored_bytes"`
+	MemoryBytes        float64 `json:"memory_bytes"`
+	MemoryPerStoredGiB float64 `json:"memory_bytes_per_stored_gib"`
 	// Flat: the vat's own memory (RSSAnon, or RSS when unknown) and the
 	// heap peak grew less than soakFlat.
 	Flat bool `json:"flat"`
@@ -160,7 +169,7 @@ func (s *soakSampler) sample(ctx context.Context) {
 	m := memOf(p)
 	s.samples = append(s.samples, soakSample{
 		AtSeconds: now.Sub(s.start).Seconds(), HeapInuse: m.HeapInuse, RSS: m.RSS, RSSAnon: m.RSSAnon, Goroutines: m.Goroutines,
-		CallsPerSec: rateOf(float64(h.Count()), now.Sub(s.last)), P99Ms: ms(h.Quantile(0.99)),
+		StoreBytes: p.get(seriesStoreBytes), CallsPerSec: rateOf(float64(h.Count()), now.Sub(s.last)), P99Ms: ms(h.Quantile(0.99)),
 	})
 	s.last = now
 }
@@ -199,10 +208,13 @@ func growthOf(samples []soakSample, d time.Duration) soakGrowth {
 		HeapPeak:      heapPeakGrowth(samples[b:]),
 	}
 	mem := g.RSSAnon
+	memAt := func(s soakSample) float64 { return s.RSSAnon }
 	if base.RSSAnon == 0 {
-		mem = g.RSS
+		mem, memAt = g.RSS, func(s soakSample) float64 { return s.RSS }
 	}
 	g.Flat = mem < soakFlat && g.HeapPeak < soakFlat
+	g.StoredBytes, g.MemoryBytes = last.StoreBytes-base.StoreBytes, memAt(last)-memAt(base)
+	g.MemoryPerStoredGiB = ratio(g.MemoryBytes, g.StoredBytes/(1<<30))
 	return g
 }
 

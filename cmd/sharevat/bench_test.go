@@ -103,10 +103,12 @@ func TestBenchModes(t *testing.T) {
 	t.Run("soak", func(t *testing.T) {
 		t.Parallel()
 		rep := benchRun(t, "--mode", "soak", "--duration", "2s", "--sample", "500ms", "--rate", "200", "--clients", "2")
-		requirePositive(t, rep, "soak.calls", "soak.calls_per_sec", "soak.latency.p50_ms", "soak.growth.base_at_seconds")
+		requirePositive(t, rep, "soak.calls", "soak.calls_per_sec", "soak.latency.p50_ms", "soak.growth.base_at_seconds",
+			"soak.growth.stored_bytes")
 		samples := benchField(t, rep, "soak.samples").([]any)
 		assert.GreaterOrEqual(t, len(samples), 4, "a sample every 500ms for 2s, and one at the end")
 		assert.Positive(t, samples[len(samples)-1].(map[string]any)["heap_inuse_bytes"])
+		assert.Positive(t, samples[0].(map[string]any)["store_bytes"])
 	})
 }
 

@@ -71,6 +71,13 @@ func (m *metrics) watchConns(conns func() int) {
 	}, func() float64 { return float64(conns()) }))
 }
 
+// watchStore exports the data file's size in use (bolt.DB.Size).
+func (m *metrics) watchStore(size func() int64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "sharevat_store_bytes", Help: "Bytes of the data file in use (free pages included); grows with the data stored.",
+	}, func() float64 { return float64(size()) }))
+}
+
 // handler serves /metrics.
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})

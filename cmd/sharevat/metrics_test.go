@@ -41,6 +41,7 @@ func TestMetrics(t *testing.T) {
 		"sharevat_commit_ops_bucket",
 		"sharevat_live_connections",
 		"sharevat_live_capabilities",
+		"sharevat_store_bytes",
 		"go_goroutines",
 	} {
 		assert.Contains(t, body, want)

@@ -91,6 +91,7 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 		return err
 	}
 	defer db.Close()
+	m.watchStore(db.Size)
 	v, err := openVat(ctx, f, db, m, log)
 	if err != nil {
 		return err

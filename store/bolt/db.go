@@ -105,6 +105,15 @@ func initBuckets(tx *bbolt.Tx) error {
 // Path returns the data file's path.
 func (db *DB) Path() string { return db.path }
 
+// Size returns how many bytes of the data file hold pages, free ones
+// included (the file itself may be longer: bbolt grows it ahead). It
+// grows with the data stored and never shrinks. 0 after Close.
+func (db *DB) Size() int64 {
+	var n int64
+	_ = db.bdb.View(func(tx *bbolt.Tx) error { n = tx.Size(); return nil })
+	return n
+}
+
 // Close closes the data file, waiting for running transactions. Calls
 // after Close fail with sharevat.EUnavailable.
 func (db *DB) Close() error {

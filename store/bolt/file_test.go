@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"sharevat"
 	"sharevat/store/bolt"
 )
@@ -185,4 +188,25 @@ func TestConcurrentReadWrite(t *testing.T) {
 	if s, _ := db.Share(t.Context(), "s"); s.Head != 80 {
 		t.Errorf("head = %d, want 80", s.Head)
 	}
+}
+
+// TestSize: Size grows as data is stored, is page-aligned, stays within
+// the file, and is 0 after Close.
+func TestSize(t *testing.T) {
+	db := MustOpen(t)
+	createShare(t, db, "s")
+	before := db.Size()
+	require.Positive(t, before)
+	body := `{"text":"` + strings.Repeat("x", 4000) + `"}`
+	for i := range 50 {
+		appendOps(t, db, "s", 1, event(fmt.Sprint("op-", i), body))
+	}
+	after := db.Size()
+	assert.Greater(t, after, before+50*4000, "50 ops of 4 KB are stored")
+	assert.Zero(t, after%int64(os.Getpagesize()), "whole pages")
+	st, err := os.Stat(db.Path())
+	require.NoError(t, err)
+	assert.LessOrEqual(t, after, st.Size(), "within the file")
+	require.NoError(t, db.Close())
+	assert.Zero(t, db.Size())
 }
