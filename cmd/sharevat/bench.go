@@ -126,6 +126,8 @@ Modes:
            bodies (one share each, or --shares one) for --duration or
            --count batches: ops/s, latency, vat heap/goroutines, commits,
            allocations per op; ratios to the Ping and bbolt ceilings
+           (one client: also to bbolt paced with a ping's idle between
+           transactions, as the vat idles between sequential calls)
   restore  redeem the owner token over and over: latency vs a Ping
   tail     one writer at --rate ops/s, --subscribers live subscribers:
            delivery latency, and every op received once, in order

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"sharevat/store/bolt"
 )
@@ -12,6 +11,7 @@ import (
 type storageReport struct {
 	PutsPerTx  int     `json:"puts_per_tx"`
 	ValueBytes int     `json:"value_bytes"`
+	PauseMs    float64 `json:"pause_ms,omitempty"` // idle between transactions
 	Dir        string  `json:"dir"`
 	Seconds    float64 `json:"seconds"`
 	Txs        int     `json:"txs"`
@@ -25,13 +25,13 @@ type storageReport struct {
 
 // storageCeiling measures the storage ceiling in dir (beside the vat's
 // data directory, so on the same disk).
-func storageCeiling(ctx context.Context, dir string, puts, valueBytes int, d time.Duration) (storageReport, error) {
-	r, err := bolt.CommitCeiling(ctx, dir, puts, valueBytes, d)
+func storageCeiling(ctx context.Context, dir string, sh bolt.CeilingShape) (storageReport, error) {
+	r, err := bolt.CommitCeiling(ctx, dir, sh)
 	if err != nil {
 		return storageReport{}, err
 	}
 	return storageReport{
-		PutsPerTx: r.Puts, ValueBytes: r.ValueBytes, Dir: dir, Seconds: r.Elapsed.Seconds(), Txs: r.Txs,
+		PutsPerTx: r.Puts, ValueBytes: r.ValueBytes, PauseMs: ms(r.Pause), Dir: dir, Seconds: r.Elapsed.Seconds(), Txs: r.Txs,
 		TxPerSec: r.TxPerSec, PutsPerSec: r.PutsPerSec,
 		P50Ms: ms(r.P50), P95Ms: ms(r.P95), P99Ms: ms(r.P99), MaxMs: ms(r.Max),
 	}, nil

@@ -67,9 +67,16 @@ func printAppend(w io.Writer, a *appendReport) {
 	st := a.Storage
 	fmt.Fprintf(w, "  storage ceiling\t%s tx/s, %s puts/s\tp50 %s, p99 %s\tbbolt, %d put(s) of %d B per tx\n",
 		num(st.TxPerSec), num(st.PutsPerSec), msText(st.P50Ms), msText(st.P99Ms), st.PutsPerTx, st.ValueBytes)
+	if p := a.StoragePaced; p != nil {
+		fmt.Fprintf(w, "  storage, paced\tp50 %s, p99 %s\tthe same with %s idle between tx\t(as the vat idles between sequential calls)\n",
+			msText(p.P50Ms), msText(p.P99Ms), msText(p.PauseMs))
+	}
 	fmt.Fprintf(w, "  ratios\tbatches/s ÷ pings/s = %.2f\tops/s ÷ store puts/s = %.2f", a.Ratios.RPC, a.Ratios.Storage)
 	if a.Ratios.Latency != 0 {
 		fmt.Fprintf(w, "\tp50 ÷ (commit p50 + ping p50) = %.2f", a.Ratios.Latency)
+	}
+	if a.Ratios.LatencyPaced != 0 {
+		fmt.Fprintf(w, "; with the paced commit %.2f", a.Ratios.LatencyPaced)
 	}
 	fmt.Fprintln(w)
 }

@@ -66,12 +66,16 @@ func TestBenchModes(t *testing.T) {
 			"append.ratios.batches_per_sec_over_ping_calls_per_sec", "append.ratios.ops_per_sec_over_store_puts_per_sec")
 		assert.Equal(t, 3*benchNum(t, rep, "append.batches"), benchNum(t, rep, "append.ops"))
 		assert.Equal(t, "each", benchField(t, rep, "append.shape.shares"))
+		assert.NotContains(t, benchField(t, rep, "append"), "storage_ceiling_paced", "paced only for sequential appends")
 	})
 	t.Run("append one client", func(t *testing.T) {
 		t.Parallel()
 		rep := benchRun(t, append(short, "--clients", "1", "--shares", "one", "--count", "50")...)
 		assert.Equal(t, float64(50), benchNum(t, rep, "append.batches"), "--count batches per client")
-		requirePositive(t, rep, "append.ratios.p50_over_commit_plus_ping_p50")
+		requirePositive(t, rep, "append.ratios.p50_over_commit_plus_ping_p50", "append.ratios.p50_over_paced_commit_plus_ping_p50",
+			"append.storage_ceiling_paced.p50_ms", "append.storage_ceiling_paced.pause_ms")
+		assert.InDelta(t, benchNum(t, rep, "append.rpc_ceiling.latency.p50_ms"), benchNum(t, rep, "append.storage_ceiling_paced.pause_ms"),
+			1e-5, "the pause is a ping's p50")
 		targets := benchField(t, rep, "targets").([]any)
 		require.Len(t, targets, 1, "one client, 1-op batches is one of the issue's targets")
 		assert.Contains(t, targets[0].(map[string]any)["target"], "1 client")

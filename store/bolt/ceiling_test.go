@@ -16,7 +16,7 @@ import (
 // reports consistent rates and latencies, and leaves no file behind.
 func TestCommitCeiling(t *testing.T) {
 	dir := t.TempDir()
-	res, err := bolt.CommitCeiling(context.Background(), dir, 3, 200, 50*time.Millisecond)
+	res, err := bolt.CommitCeiling(context.Background(), dir, bolt.CeilingShape{Puts: 3, ValueBytes: 200, Duration: 50 * time.Millisecond})
 	require.NoError(t, err)
 	assert.Equal(t, 3, res.Puts)
 	assert.Equal(t, 200, res.ValueBytes)
@@ -36,9 +36,24 @@ func TestCommitCeiling(t *testing.T) {
 func TestCommitCeilingCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := bolt.CommitCeiling(ctx, t.TempDir(), 1, 0, time.Hour)
+	res, err := bolt.CommitCeiling(ctx, t.TempDir(), bolt.CeilingShape{Puts: 1, Duration: time.Hour})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Txs)
-	_, err = bolt.CommitCeiling(ctx, t.TempDir(), 0, 10, time.Second)
+	_, err = bolt.CommitCeiling(ctx, t.TempDir(), bolt.CeilingShape{Puts: 0, ValueBytes: 10, Duration: time.Second})
 	assert.Error(t, err, "0 puts per transaction")
+	_, err = bolt.CommitCeiling(ctx, t.TempDir(), bolt.CeilingShape{Puts: 1, Duration: time.Second, Pause: -time.Second})
+	assert.Error(t, err, "a negative pause")
+}
+
+// TestCommitCeilingPaused: with a pause, the run idles between
+// transactions: the rate counts the pauses, the latencies do not.
+func TestCommitCeilingPaused(t *testing.T) {
+	const pause = 50 * time.Millisecond
+	res, err := bolt.CommitCeiling(context.Background(), t.TempDir(), bolt.CeilingShape{Puts: 1, Duration: 200 * time.Millisecond, Pause: pause})
+	require.NoError(t, err)
+	assert.Equal(t, pause, res.Pause)
+	require.GreaterOrEqual(t, res.Txs, 2)
+	assert.GreaterOrEqual(t, res.Elapsed, time.Duration(res.Txs-1)*pause, "the pauses are in the wall time")
+	assert.InDelta(t, float64(res.Txs)/res.Elapsed.Seconds(), res.TxPerSec, 1e-6*res.TxPerSec, "so in the rate")
+	assert.Less(t, res.P50, pause, "the latencies leave them out")
 }
