@@ -10,7 +10,7 @@ import (
 )
 
 // LogTx is the view of one share inside one store transaction that
-// ApplyBatch works on. Implementations read and write the same
+// ApplyPrepared works on. Implementations read and write the same
 // transaction, so every check sees the ops applied before it.
 type LogTx interface {
 	// Epoch is the share's current epoch.
@@ -24,18 +24,54 @@ type LogTx interface {
 	Put(e *Entry) error
 }
 
-// ApplyBatch runs the append semantics of DESIGN.md §5 over tx: for each
-// op, in order, (1) op id already in the log → duplicate, or idReused if
-// the content differs; (2) batch epoch ≠ share epoch → staleEpoch;
-// (3) a dependency not in the log → missingDependency; (4) expected cursor
-// ≠ head → conflict; (5) op or batch over limits, or malformed →
-// tooLarge / invalid; else applied at head+1. The error return is for
-// store failures only; the caller must then abort the transaction.
-func ApplyBatch(tx LogTx, b *Batch, lim Limits, now time.Time) (Ack, error) {
-	ack := Ack{Results: make([]OpResult, len(b.Ops))}
+// PreparedBatch is a batch with the part of the append work that reads
+// no store state already done (PrepareBatch): each op's digest, and its
+// verdicts on the op id's form and on check 5 (limits, shape, JSON). A
+// store prepares before it takes its write transaction, so that work
+// stays out of the serial section that group commit shares; the verdicts
+// still count only in their turn (ApplyPrepared).
+type PreparedBatch struct {
+	batch *Batch
+	ops   []preparedOp
+}
+
+// preparedOp is what PrepareBatch found for one op.
+type preparedOp struct {
+	badID   string // why the op id is malformed: rejected invalid at once
+	digest  [32]byte
+	reason  Reason // check 5's verdict (ReasonNone: passes)
+	message string
+}
+
+// PrepareBatch does the state-free part of appending b under lim. b must
+// not change until ApplyPrepared has run.
+func PrepareBatch(b *Batch, lim Limits) *PreparedBatch {
+	p := &PreparedBatch{batch: b, ops: make([]preparedOp, len(b.Ops))}
 	batchProblem := lim.checkBatchLimits(b)
 	for i := range b.Ops {
-		res, err := applyOp(tx, b, &b.Ops[i], lim, batchProblem, now)
+		op, po := &b.Ops[i], &p.ops[i]
+		if po.badID = checkOpID(op.OpID, lim); po.badID != "" {
+			continue
+		}
+		po.digest = OpDigest(op)
+		po.reason, po.message = validateOp(op, lim, batchProblem)
+	}
+	return p
+}
+
+// ApplyPrepared runs the append semantics of DESIGN.md §5 over tx: for
+// each op, in order, (1) op id already in the log → duplicate, or
+// idReused if the content differs; (2) batch epoch ≠ share epoch →
+// staleEpoch; (3) a dependency not in the log → missingDependency;
+// (4) expected cursor ≠ head → conflict; (5) op or batch over limits, or
+// malformed → tooLarge / invalid (found by PrepareBatch); else applied at
+// head+1. A malformed op id is rejected invalid before (1). The error
+// return is for store failures only; the caller must then abort the
+// transaction.
+func ApplyPrepared(tx LogTx, p *PreparedBatch, now time.Time) (Ack, error) {
+	ack := Ack{Results: make([]OpResult, len(p.ops))}
+	for i := range p.ops {
+		res, err := applyOp(tx, p.batch, &p.batch.Ops[i], &p.ops[i], now)
 		if err != nil {
 			return Ack{}, err
 		}
@@ -46,30 +82,30 @@ func ApplyBatch(tx LogTx, b *Batch, lim Limits, now time.Time) (Ack, error) {
 	return ack, nil
 }
 
-func applyOp(tx LogTx, b *Batch, op *Op, lim Limits, batchProblem string, now time.Time) (OpResult, error) {
+func applyOp(tx LogTx, b *Batch, op *Op, po *preparedOp, now time.Time) (OpResult, error) {
 	res := OpResult{OpID: op.OpID, Status: StatusRejected}
-	if msg := checkOpID(op.OpID, lim); msg != "" {
-		res.Reason, res.Message = ReasonInvalid, msg
+	if po.badID != "" {
+		res.Reason, res.Message = ReasonInvalid, po.badID
 		return res, nil
 	}
-	digest := OpDigest(op)
 	cur, stored, found, err := tx.Lookup(op.OpID)
 	if err != nil {
 		return res, err
 	}
 	if found {
-		return duplicateResult(res, cur, stored == digest), nil
+		return duplicateResult(res, cur, stored == po.digest), nil
 	}
 	res.Reason, res.Message, err = precheck(tx, b, op)
 	if err != nil || res.Reason != ReasonNone {
 		return res, err
 	}
-	if res.Reason, res.Message = validateOp(op, lim, batchProblem); res.Reason != ReasonNone {
+	if po.reason != ReasonNone {
+		res.Reason, res.Message = po.reason, po.message
 		return res, nil
 	}
 	e := &Entry{
 		Cursor: tx.Head() + 1, OpID: op.OpID, BatchID: b.BatchID, Seq: op.Seq,
-		Kind: op.Kind, Key: op.Key, Body: op.Body, Delete: op.Delete, At: now, Digest: digest,
+		Kind: op.Kind, Key: op.Key, Body: op.Body, Delete: op.Delete, At: now, Digest: po.digest,
 	}
 	if err := tx.Put(e); err != nil {
 		return res, err

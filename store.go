@@ -63,9 +63,10 @@ type GrantStore interface {
 // LogStore keeps each share's log, its permanent op-id index and its
 // materialized state.
 type LogStore interface {
-	// Append applies one batch with ApplyBatch in one transaction and
-	// returns only after it is durable. Concurrent calls may be committed
-	// together (group commit), each acknowledged after the shared commit.
+	// Append applies one batch (PrepareBatch, then ApplyPrepared in one
+	// transaction) and returns only after it is durable. Concurrent calls
+	// may be committed together (group commit), each acknowledged after
+	// the shared commit.
 	// Errors: ENotFound if the share does not exist or is deleted;
 	// EInvalid if Batch is nil or Limits fail Validate.
 	Append(ctx context.Context, req AppendRequest) (Ack, error)

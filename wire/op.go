@@ -49,7 +49,7 @@ func setTextList(newList func(int32) (capnp.TextList, error), items []string) er
 }
 
 // ReadBatch decodes a batch. Malformed input is EInvalid; limits are
-// checked later by sharevat.ApplyBatch.
+// checked later by sharevat.PrepareBatch and ApplyPrepared.
 func ReadBatch(src schema.Batch) (*sharevat.Batch, error) {
 	var e errs
 	b := &sharevat.Batch{BatchID: e.text(src.BatchId), Epoch: sharevat.Epoch(src.Epoch())}

@@ -29,6 +29,7 @@ type committer struct {
 // appendCall is one Append waiting for its group.
 type appendCall struct {
 	req  sharevat.AppendRequest
+	prep *sharevat.PreparedBatch // req.Batch, prepared before the group
 	ack  sharevat.Ack
 	err  error
 	lead bool          // set, before wake closes, when the call must lead
@@ -108,7 +109,7 @@ func groupOps(group []*appendCall) int {
 // they are found before the call writes anything.
 func applyGroup(tx *bbolt.Tx, group []*appendCall) error {
 	for _, call := range group {
-		call.ack, call.err = safeApply(tx, &call.req)
+		call.ack, call.err = safeApply(tx, call)
 		if call.err != nil && sharevat.ErrorCode(call.err) == sharevat.EInternal {
 			return call.err
 		}
@@ -128,11 +129,11 @@ func setGroupErr(group []*appendCall, err error) {
 
 // safeApply is applyAppend that turns a panic into an error, so that a
 // bug cannot leave the followers of a group waiting forever.
-func safeApply(tx *bbolt.Tx, req *sharevat.AppendRequest) (ack sharevat.Ack, err error) {
+func safeApply(tx *bbolt.Tx, call *appendCall) (ack sharevat.Ack, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic in append: %v", r)
 		}
 	}()
-	return applyAppend(tx, req)
+	return applyAppend(tx, call)
 }

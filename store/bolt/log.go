@@ -9,10 +9,12 @@ import (
 	"sharevat"
 )
 
-// Append applies one batch with sharevat.ApplyBatch in one transaction
+// Append applies one batch with sharevat.ApplyPrepared in one transaction
 // (shared with concurrent appends, see doc.go) and returns once that
-// transaction is durable. Errors: ENotFound if the share does not exist or
-// is deleted; EInvalid if the batch is nil or the limits are invalid.
+// transaction is durable. The batch is prepared (sharevat.PrepareBatch)
+// on the caller's goroutine, outside the shared transaction. Errors:
+// ENotFound if the share does not exist or is deleted; EInvalid if the
+// batch is nil or the limits are invalid.
 func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.Ack, error) {
 	if req.Batch == nil {
 		return sharevat.Ack{}, sharevat.Errorf(sharevat.EInvalid, "append without a batch")
@@ -23,15 +25,15 @@ func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.
 	if err := ctx.Err(); err != nil {
 		return sharevat.Ack{}, fmt.Errorf("bolt: append: %w", err)
 	}
-	call := &appendCall{req: req, wake: make(chan struct{})}
+	call := &appendCall{req: req, prep: sharevat.PrepareBatch(req.Batch, req.Limits), wake: make(chan struct{})}
 	db.commits.do(call)
 	return resultOrZero(call.ack, wrap("append", call.err))
 }
 
-// applyAppend runs one append inside tx. The head needs no write: it is
-// the log's last key (logHead).
-func applyAppend(tx *bbolt.Tx, req *sharevat.AppendRequest) (sharevat.Ack, error) {
-	s, err := liveShare(tx, req.Share)
+// applyAppend runs one prepared append inside tx. The head needs no
+// write: it is the log's last key (logHead).
+func applyAppend(tx *bbolt.Tx, call *appendCall) (sharevat.Ack, error) {
+	s, err := liveShare(tx, call.req.Share)
 	if err != nil {
 		return sharevat.Ack{}, err
 	}
@@ -39,7 +41,7 @@ func applyAppend(tx *bbolt.Tx, req *sharevat.AppendRequest) (sharevat.Ack, error
 	if err != nil {
 		return sharevat.Ack{}, err
 	}
-	return sharevat.ApplyBatch(view, req.Batch, req.Limits, req.Now)
+	return sharevat.ApplyPrepared(view, call.prep, call.req.Now)
 }
 
 // Read returns up to limit entries with cursor > after, in cursor order,
