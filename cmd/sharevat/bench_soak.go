@@ -34,6 +34,14 @@ type soakSample struct {
 	P99Ms       float64 `json:"p99_ms"`
 }
 
+// memory is the vat's own memory: anonymous RSS when known, else RSS.
+func (s soakSample) memory() float64 {
+	if s.RSSAnon > 0 {
+		return s.RSSAnon
+	}
+	return s.RSS
+}
+
 // soakReport is a soak: the samples and how much memory grew.
 type soakReport struct {
 	Shape       soakShape    `json:"shape"`
@@ -207,13 +215,9 @@ func growthOf(samples []soakSample, d time.Duration) soakGrowth {
 		Goroutines:    growth(base.Goroutines, last.Goroutines),
 		HeapPeak:      heapPeakGrowth(samples[b:]),
 	}
-	mem := g.RSSAnon
-	memAt := func(s soakSample) float64 { return s.RSSAnon }
-	if base.RSSAnon == 0 {
-		mem, memAt = g.RSS, func(s soakSample) float64 { return s.RSS }
-	}
+	mem := growth(base.memory(), last.memory())
 	g.Flat = mem < soakFlat && g.HeapPeak < soakFlat
-	g.StoredBytes, g.MemoryBytes = last.StoreBytes-base.StoreBytes, memAt(last)-memAt(base)
+	g.StoredBytes, g.MemoryBytes = last.StoreBytes-base.StoreBytes, last.memory()-base.memory()
 	g.MemoryPerStoredGiB = ratio(g.MemoryBytes, g.StoredBytes/(1<<30))
 	return g
 }
