@@ -71,28 +71,31 @@ func (f *facet) shareClient() (schema.Share, error) {
 	if err := f.vat.exported(f.conn); err != nil {
 		return schema.Share{}, err
 	}
-	return schema.Share_ServerToClient(&shareServer{f}), nil
+	srv := &shareServer{f}
+	return schema.Share(guarded(schema.Share_Methods(nil, srv), srv, f.vat.log)), nil
 }
 
 func (f *facet) appenderClient() (schema.Appender, error) {
 	if err := f.vat.exported(f.conn); err != nil {
 		return schema.Appender{}, err
 	}
-	return schema.Appender_ServerToClient(&appenderServer{f}), nil
+	srv := &appenderServer{f}
+	return schema.Appender(guarded(schema.Appender_Methods(nil, srv), srv, f.vat.log)), nil
 }
 
 func (f *facet) readerClient() (schema.Reader, error) {
 	if err := f.vat.exported(f.conn); err != nil {
 		return schema.Reader{}, err
 	}
-	return schema.Reader_ServerToClient(&readerServer{f}), nil
+	srv := &readerServer{f}
+	return schema.Reader(guarded(schema.Reader_Methods(nil, srv), srv, f.vat.log)), nil
 }
 
 func (a *adminServer) client() (schema.Admin, error) {
 	if err := a.vat.exported(a.conn); err != nil {
 		return schema.Admin{}, err
 	}
-	return schema.Admin_ServerToClient(a), nil
+	return schema.Admin(guarded(schema.Admin_Methods(nil, a), a, a.vat.log)), nil
 }
 
 // Shutdown implements server.Shutdowner.

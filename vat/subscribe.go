@@ -89,7 +89,7 @@ func (v *Vat) subscribe(ctx context.Context, f *facet, call schema.Reader_subscr
 	}
 	// The results own the client now; if they are dropped, releasing it
 	// calls Shutdown, which stops the goroutine.
-	return res.SetSubscription(schema.Subscription_ServerToClient(s))
+	return res.SetSubscription(schema.Subscription(guarded(schema.Subscription_Methods(nil, s), s, v.log)))
 }
 
 // start joins share and runs a subscription for a reference of sink
