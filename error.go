@@ -33,12 +33,16 @@ const (
 	EUnavailable Code = "unavailable"
 	// EInternal: a bug or an unexpected failure; details are only logged.
 	EInternal Code = "internal"
+	// ECorrupt: stored data failed its integrity check; the operator must
+	// restore from a backup. Retrying does not help. Details (which share,
+	// which cursor) are only logged.
+	ECorrupt Code = "corrupt"
 )
 
 // Codes lists every code, in release order.
 var Codes = []Code{
 	EUnauthorized, EPermissionDenied, ERevoked, EInvalid, EConflict,
-	ENotFound, ETooLarge, EUnavailable, EInternal,
+	ENotFound, ETooLarge, EUnavailable, EInternal, ECorrupt,
 }
 
 // Sentinel errors, one per code, for errors.Is.
@@ -52,6 +56,7 @@ var (
 	ErrTooLarge         = &Error{Code: ETooLarge, Message: "too large"}
 	ErrUnavailable      = &Error{Code: EUnavailable, Message: "unavailable"}
 	ErrInternal         = &Error{Code: EInternal, Message: "internal error"}
+	ErrCorrupt          = &Error{Code: ECorrupt, Message: "stored data failed its integrity check; the operator must restore from a backup"}
 )
 
 // Error is the domain error. Its Message is safe to show to a peer: it must

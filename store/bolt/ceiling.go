@@ -55,7 +55,8 @@ func CommitCeiling(ctx context.Context, dir string, sh CeilingShape) (CeilingRes
 	path := f.Name()
 	f.Close()
 	defer os.Remove(path)
-	bdb, err := bbolt.Open(path, 0o600, boltOptions(Options{LockTimeout: DefaultLockTimeout}))
+	bo := boltOptions(Options{LockTimeout: DefaultLockTimeout})
+	bdb, err := bbolt.Open(path, 0o600, &bo)
 	if err != nil {
 		return CeilingResult{}, fmt.Errorf("bolt: ceiling: open: %w", err)
 	}

@@ -4,18 +4,19 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"sharevat"
+	"sharevat/store/internal/boltutil"
 )
 
 // formatVersion is the version byte that leads every versioned value.
 const formatVersion = 1
 
-// errCorrupt marks a stored value that cannot be decoded.
-var errCorrupt = errors.New("corrupt record")
+// errCorrupt marks a stored value that cannot be decoded or fails its
+// digest; the caller sees ECorrupt (db.wrap).
+var errCorrupt = boltutil.ErrCorrupt
 
 // corruptf returns an error wrapping errCorrupt.
 func corruptf(format string, args ...any) error {

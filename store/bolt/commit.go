@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -9,6 +8,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/internal/boltutil"
 )
 
 // maxGroup bounds how many appends share one transaction.
@@ -79,7 +79,7 @@ func (c *committer) handOff(group []*appendCall, leader *appendCall) {
 // in one call (or in the commit) is reported to that call only.
 func (db *DB) commitGroup(group []*appendCall) {
 	start := time.Now()
-	err := db.bdb.Update(func(tx *bbolt.Tx) error { return applyGroup(tx, group) })
+	err := boltutil.Update(db.bdb, func(tx *bbolt.Tx) error { return applyGroup(tx, group) })
 	if err == nil && db.opts.OnCommit != nil {
 		db.opts.OnCommit(len(group), groupOps(group), time.Since(start))
 	}
@@ -88,7 +88,7 @@ func (db *DB) commitGroup(group []*appendCall) {
 		return
 	}
 	for _, call := range group {
-		err := db.bdb.Update(func(tx *bbolt.Tx) error { return applyGroup(tx, []*appendCall{call}) })
+		err := boltutil.Update(db.bdb, func(tx *bbolt.Tx) error { return applyGroup(tx, []*appendCall{call}) })
 		setGroupErr([]*appendCall{call}, err)
 	}
 }
@@ -127,13 +127,13 @@ func setGroupErr(group []*appendCall, err error) {
 	}
 }
 
-// safeApply is applyAppend that turns a panic into an error, so that a
-// bug cannot leave the followers of a group waiting forever.
+// safeApply is applyAppend that turns a panic (a damaged page, or a
+// bug) into an error that aborts the transaction (boltutil.Guard), so
+// that it cannot leave the followers of a group waiting forever.
 func safeApply(tx *bbolt.Tx, call *appendCall) (ack sharevat.Ack, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic in append: %v", r)
-		}
-	}()
-	return applyAppend(tx, call)
+	err = boltutil.Guard(func() (err error) {
+		ack, err = applyAppend(tx, call)
+		return err
+	})
+	return ack, err
 }

@@ -58,8 +58,8 @@ func seeded(t *testing.T) string {
 
 func u64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
 
-// TestCorruptRecords: a damaged value is an internal error, never a panic
-// and never a domain error.
+// TestCorruptRecords: a damaged value is ECorrupt, never a panic and
+// never the damaged data.
 func TestCorruptRecords(t *testing.T) {
 	entry := func(db *bolt.DB) error { _, _, err := db.Read(context.Background(), "s", 0, 10); return err }
 	for _, tc := range []struct {
@@ -95,8 +95,8 @@ func TestCorruptRecords(t *testing.T) {
 			corruptFile(t, path, tc.key, tc.value, tc.buckets...)
 			db := MustOpenAt(t, path, bolt.Options{})
 			err := tc.call(db)
-			if code := sharevat.ErrorCode(err); code != sharevat.EInternal {
-				t.Fatalf("code %q (%v), want internal", code, err)
+			if code := sharevat.ErrorCode(err); code != sharevat.ECorrupt {
+				t.Fatalf("code %q (%v), want corrupt", code, err)
 			}
 		})
 	}
@@ -135,7 +135,7 @@ func TestGroupIsolatesFailures(t *testing.T) {
 	}
 	wg.Wait()
 	for i, err := range errs {
-		if want := map[bool]sharevat.Code{false: "", true: sharevat.EInternal}[i%2 == 1]; sharevat.ErrorCode(err) != want {
+		if want := map[bool]sharevat.Code{false: "", true: sharevat.ECorrupt}[i%2 == 1]; sharevat.ErrorCode(err) != want {
 			t.Errorf("append %d: code %q (%v), want %q", i, sharevat.ErrorCode(err), err, want)
 		}
 	}

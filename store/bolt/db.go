@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -43,6 +44,11 @@ type Options struct {
 	// with the number of append calls and ops it carried and how long the
 	// transaction (including its fsync) took. It must not block.
 	OnCommit func(calls, ops int, took time.Duration)
+	// Logger receives what a caller may not see: the share and cursor of
+	// a record that failed its integrity check, a panic on a damaged
+	// page, the OS error behind a full disk. Never op contents or
+	// secrets. nil discards.
+	Logger *slog.Logger
 }
 
 // DB is a sharevat.Store in one bbolt file.
@@ -57,19 +63,25 @@ var _ sharevat.Store = (*DB)(nil)
 
 // Open opens (creating if needed, with mode 0600) the data file at path.
 // If another DB holds the file, Open fails after opts.LockTimeout with
-// sharevat.EUnavailable.
+// sharevat.EUnavailable. An empty (0-byte) or damaged file is refused
+// with one line that says so and names the file (a
+// *boltutil.DamagedError, code ECorrupt), never a panic: see doc.go,
+// "Damaged files".
 func Open(path string, opts Options) (*DB, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
-	bdb, err := bbolt.Open(path, 0o600, boltOptions(opts))
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	bdb, err := boltutil.Open(path, "data", boltOptions(opts))
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, sharevat.Errorf(sharevat.EUnavailable, "data file %s is in use by another sharevat process", path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+		return nil, fmt.Errorf("bolt: %w", err)
 	}
-	if err := bdb.Update(initBuckets); err != nil {
+	if err := boltutil.Update(bdb, initBuckets); err != nil {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
@@ -82,8 +94,8 @@ func Open(path string, opts Options) (*DB, error) {
 // and is not written on every commit: an append then dirties only its own
 // pages, and a reopen after a crash rebuilds the freelist by scanning
 // (what etcd does too).
-func boltOptions(opts Options) *bbolt.Options {
-	return &bbolt.Options{
+func boltOptions(opts Options) bbolt.Options {
+	return bbolt.Options{
 		Timeout:        opts.LockTimeout,
 		NoSync:         opts.NoSync,
 		NoFreelistSync: true,
@@ -123,23 +135,20 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// view runs fn in a read-only transaction.
+// view runs fn in a read-only transaction; a panic in it (a damaged
+// page) is an error (boltutil.View).
 func (db *DB) view(ctx context.Context, op string, fn func(*bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("bolt: %s: %w", op, err)
 	}
-	return wrap(op, db.bdb.View(fn))
+	return db.wrap(op, boltutil.View(db.bdb, fn))
 }
 
-// update runs fn in a read-write transaction, committed durably.
+// update runs fn in a read-write transaction, committed durably; a panic
+// in it rolls it back and is an error (boltutil.Update).
 func (db *DB) update(ctx context.Context, op string, fn func(*bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("bolt: %s: %w", op, err)
 	}
-	return wrap(op, db.bdb.Update(fn))
-}
-
-// wrap translates a bbolt error for op (see boltutil.Wrap).
-func wrap(op string, err error) error {
-	return boltutil.Wrap("bolt", "store", op, err)
+	return db.wrap(op, boltutil.Update(db.bdb, fn))
 }

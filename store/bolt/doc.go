@@ -25,10 +25,38 @@
 // an owner grant at another epoch than its share, for a nil batch or
 // invalid limits, and for a read or audit limit below 1. A share marked
 // Deleted is listed by Share and Shares but is ENotFound to every other
-// method. After Close every method fails with EUnavailable. Anything else
-// (I/O, a corrupt record, a canceled context) is returned wrapped as
-// "bolt: <operation>: …", is not a domain error, and so becomes EInternal
-// at the RPC boundary.
+// method. After Close every method fails with EUnavailable. A write that
+// fails for want of space (ENOSPC, EDQUOT, EFBIG) is EUnavailable, "the
+// server's disk is full; retry later". Stored data that fails a check (a
+// record that does not decode, a log record whose digest or op-id index
+// entry disagrees, a panic on a damaged page) is ECorrupt; the share and
+// cursor go to Options.Logger, never op contents. Anything else (I/O, a
+// canceled context) is returned wrapped as "bolt: <operation>: …", is
+// not a domain error, and so becomes EInternal at the RPC boundary.
+//
+// # Damaged files
+//
+// Open refuses an empty (0-byte) file and a damaged one with one line,
+// "the data file <path> is damaged: <detail>; restore it from a backup"
+// (boltutil.DamagedError), never a panic. A new file appears at its path
+// only once bbolt has written its first pages, so an empty file is never
+// one this package left. Before opening for writing, Open checks the file
+// read-only (boltutil.Check): bbolt's meta page checks, the file holding
+// every page the meta page counts, and a walk of every bucket, key and
+// value under recover and debug.SetPanicOnFault. That walk reads what
+// bbolt's own freelist rebuild at open (NoFreelistSync) reads anyway, on
+// a goroutine of bbolt's where its panics could not be recovered.
+// A page damaged later is met inside some transaction: every transaction
+// runs under boltutil.Guard, so that call answers ECorrupt (rolled back)
+// and the process lives on.
+//
+// Every record served is checked: Read checks each log record's digest
+// (sharevat.OpDigest of kind, key, body, delete) and that the op-id index
+// maps its op id to its cursor and digest; Snapshot checks each entity
+// against the digest and time of the log record that wrote it; an op id
+// found in the index (a duplicate, a met dependency) is checked against
+// the log record it points at. Format 1 gives the batch id, seq and time
+// of a log record no check of their own.
 //
 // # On-disk layout, format version 1
 //

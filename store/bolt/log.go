@@ -27,7 +27,7 @@ func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.
 	}
 	call := &appendCall{req: req, prep: sharevat.PrepareBatch(req.Batch, req.Limits), wake: make(chan struct{})}
 	db.commits.do(call)
-	return resultOrZero(call.ack, wrap("append", call.err))
+	return resultOrZero(call.ack, db.wrap("append", call.err))
 }
 
 // applyAppend runs one prepared append inside tx. The head needs no
@@ -57,11 +57,7 @@ func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Curs
 		if err != nil || after >= head {
 			return err
 		}
-		b, err := shareBucket(tx, id, bucketLog)
-		if err != nil {
-			return err
-		}
-		out, err = readEntries(b, after, make([]sharevat.Entry, 0, min(uint64(limit), uint64(head-after))))
+		out, err = readEntries(tx, id, after, make([]sharevat.Entry, 0, min(uint64(limit), uint64(head-after))))
 		return err
 	})
 	if err != nil {
@@ -70,17 +66,37 @@ func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Curs
 	return out, head, nil
 }
 
-// readEntries appends entries with cursor > after until out is full.
-func readEntries(b *bbolt.Bucket, after sharevat.Cursor, out []sharevat.Entry) ([]sharevat.Entry, error) {
-	c := b.Cursor()
+// readEntries appends share id's entries with cursor > after until out
+// is full, each checked (verifyEntry) before it is served.
+func readEntries(tx *bbolt.Tx, id sharevat.ShareID, after sharevat.Cursor, out []sharevat.Entry) ([]sharevat.Entry, error) {
+	log, err := shareBucket(tx, id, bucketLog)
+	if err != nil {
+		return out, err
+	}
+	ops, err := shareBucket(tx, id, bucketOps)
+	if err != nil {
+		return out, err
+	}
+	c := log.Cursor()
 	for k, v := c.Seek(u64Key(uint64(after) + 1)); k != nil && len(out) < cap(out); k, v = c.Next() {
 		e, err := decodeEntry(k, v)
+		if err == nil {
+			err = verifyEntry(&e, ops)
+		}
 		if err != nil {
-			return out, err
+			return out, badRecord(id, keyCursor(k, after+1+sharevat.Cursor(len(out))), err)
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// keyCursor is the cursor log key k names, or def if k is malformed.
+func keyCursor(k []byte, def sharevat.Cursor) sharevat.Cursor {
+	if c, err := decodeU64Key(k); err == nil {
+		return sharevat.Cursor(c)
+	}
+	return def
 }
 
 // Snapshot returns the materialized state, ordered by (kind, key), and
@@ -101,16 +117,24 @@ func (db *DB) Snapshot(ctx context.Context, id sharevat.ShareID) (out []sharevat
 	return out, head, nil
 }
 
-// readState decodes every entity of a share's state bucket.
+// readState decodes every entity of a share's state bucket, each checked
+// against the log record that wrote it (verifyEntity).
 func readState(tx *bbolt.Tx, id sharevat.ShareID) (out []sharevat.Entity, err error) {
 	b, err := shareBucket(tx, id, bucketState)
 	if err != nil {
 		return nil, err
 	}
+	log, err := shareBucket(tx, id, bucketLog)
+	if err != nil {
+		return nil, err
+	}
 	err = b.ForEach(func(k, v []byte) error {
 		e, err := decodeEntity(k, v)
+		if err == nil {
+			err = verifyEntity(log, &e, v)
+		}
 		if err != nil {
-			return err
+			return badRecord(id, e.Cursor, err)
 		}
 		out = append(out, e)
 		return nil

@@ -45,15 +45,20 @@ func (v *logView) Epoch() sharevat.Epoch { return v.epoch }
 // transaction.
 func (v *logView) Head() sharevat.Cursor { return v.head }
 
-// Lookup finds an op id in the permanent op-id index.
+// Lookup finds an op id in the permanent op-id index, and checks what it
+// found against the log record it points at (verifyIndexed) before a
+// duplicate or a met dependency is answered from it.
 func (v *logView) Lookup(opID string) (sharevat.Cursor, [32]byte, bool, error) {
 	val := v.ops.Get([]byte(opID))
 	if val == nil {
 		return 0, [32]byte{}, false, nil
 	}
 	c, d, err := decodeOpIndex(val)
+	if err == nil {
+		err = verifyIndexed(v.log, v.ops, opID, c, d)
+	}
 	if err != nil {
-		return 0, d, false, fmt.Errorf("share %q op %q: %w", v.id, opID, err)
+		return 0, d, false, badRecord(v.id, c, err)
 	}
 	return c, d, true, nil
 }

@@ -3,8 +3,6 @@ package outbox
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -57,7 +55,10 @@ type DB struct {
 
 // Open opens (creating if needed, mode 0600) the outbox file at path. If
 // another DB holds the file, Open fails after opts.LockTimeout with
-// sharevat.EUnavailable.
+// sharevat.EUnavailable. An empty (0-byte) or damaged file is refused,
+// and left as it is, with one line that names it (a
+// *boltutil.DamagedError, code ECorrupt): an outbox file appears at path
+// only once it is whole, so an empty one lost its ops.
 func Open(path string, opts Options) (*DB, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
@@ -65,33 +66,20 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.KeepDone <= 0 {
 		opts.KeepDone = DefaultKeepDone
 	}
-	_, statErr := os.Stat(path)
-	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opts.LockTimeout})
+	bdb, err := boltutil.Open(path, "outbox", bbolt.Options{Timeout: opts.LockTimeout})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, sharevat.Errorf(sharevat.EUnavailable,
 			"outbox %s is in use by another sharevat process (waited %s)", path, opts.LockTimeout)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("outbox: open %s: %w", path, err)
+		return nil, fmt.Errorf("outbox: %w", err)
 	}
 	db := &DB{path: path, bdb: bdb, keepDone: opts.KeepDone}
-	if err := db.init(errors.Is(statErr, os.ErrNotExist)); err != nil {
+	if err := boltutil.Update(bdb, initBuckets); err != nil {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("outbox: open %s: %w", path, err)
 	}
 	return db, nil
-}
-
-// init creates the buckets, checks the format and, for a new file, syncs
-// its directory so that the file itself survives a crash.
-func (db *DB) init(created bool) error {
-	if err := db.bdb.Update(initBuckets); err != nil {
-		return err
-	}
-	if !created {
-		return nil
-	}
-	return syncDir(filepath.Dir(db.path))
 }
 
 func initBuckets(tx *bbolt.Tx) error {
@@ -102,15 +90,6 @@ func initBuckets(tx *bbolt.Tx) error {
 	}
 	meta := tx.Bucket(bucketMeta)
 	return boltutil.CheckFormat(meta, keyFormat, formatVersion, "outbox")
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // Path returns the file's path.
@@ -125,17 +104,28 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// view runs fn in a read-only transaction.
+// view runs fn in a read-only transaction; a panic in it (a damaged
+// page) is an error.
 func (db *DB) view(op string, fn func(*bbolt.Tx) error) error {
-	return wrap(op, db.bdb.View(fn))
+	return db.wrap(op, boltutil.View(db.bdb, fn))
 }
 
-// update runs fn in a read-write transaction, committed durably.
+// update runs fn in a read-write transaction, committed durably; a panic
+// in it rolls it back and is an error.
 func (db *DB) update(op string, fn func(*bbolt.Tx) error) error {
-	return wrap(op, db.bdb.Update(fn))
+	return db.wrap(op, boltutil.Update(db.bdb, fn))
 }
 
-// wrap translates a bbolt error for op (see boltutil.Wrap).
-func wrap(op string, err error) error {
-	return boltutil.Wrap("outbox", "outbox", op, err)
+// wrap translates a bbolt error for op (boltutil.File.Wrap); a damaged
+// page names the file.
+func (db *DB) wrap(op string, err error) error {
+	err = outboxFile.Wrap(op, err)
+	if errors.Is(err, boltutil.ErrCorrupt) {
+		return &boltutil.DamagedError{Kind: "outbox", Path: db.path, Detail: err.Error()}
+	}
+	return err
 }
+
+// outboxFile words the errors about the outbox file.
+var outboxFile = boltutil.File{Prefix: "outbox", What: "outbox",
+	DiskFull: "the disk holding the outbox is full; free some space and retry"}
