@@ -48,13 +48,23 @@ func setTextList(newList func(int32) (capnp.TextList, error), items []string) er
 	return err
 }
 
-// ReadBatch decodes a batch. Malformed input is EInvalid; limits are
-// checked later by sharevat.PrepareBatch and ApplyPrepared.
+// MaxBatchOps is the most ops ReadBatch decodes: the largest
+// MaxOpsPerBatch that sharevat.Limits.Validate accepts. A list of empty
+// structs costs its sender a few bytes however long it is, so a longer
+// list is refused before anything is allocated for it.
+const MaxBatchOps = 100_000
+
+// ReadBatch decodes a batch. Malformed input is EInvalid, and more than
+// MaxBatchOps ops ETooLarge; the configured limits are checked later by
+// sharevat.PrepareBatch and ApplyPrepared.
 func ReadBatch(src schema.Batch) (*sharevat.Batch, error) {
 	var e errs
 	b := &sharevat.Batch{BatchID: e.text(src.BatchId), Epoch: sharevat.Epoch(src.Epoch())}
 	ops, err := src.Ops()
 	e.do(err)
+	if e.err == nil && ops.Len() > MaxBatchOps {
+		return b, sharevat.Errorf(sharevat.ETooLarge, "batch has %d ops; no server accepts more than %d", ops.Len(), MaxBatchOps)
+	}
 	if e.err == nil {
 		b.Ops = make([]sharevat.Op, ops.Len())
 	}
