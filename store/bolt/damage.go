@@ -75,4 +75,3 @@ func (db *DB) corrupt(op string, err error) error {
 	}
 	return sharevat.ErrCorrupt
 }
-
