@@ -86,8 +86,8 @@ func TestFlippedByteInLogRecord(t *testing.T) {
 		off    int
 	}{
 		{"body", `{"t":"b-body"}`, 6}, // log record first, state value second
-		{"op id", "op-b", 3},           // in the log record: op-b → op-c
-		{"digest", "op-b", -10},        // inside the 32-byte digest before the op id's length
+		{"op id", "op-b", 3},          // in the log record: op-b → op-c
+		{"digest", "op-b", -10},       // inside the 32-byte digest before the op id's length
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := markedFile(t)
