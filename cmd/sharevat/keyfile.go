@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"sharevat"
 	"sharevat/sturdyref"
 )
 
@@ -20,11 +22,16 @@ const (
 )
 
 // loadOrCreatePepper reads the pepper file, creating it with fresh random
-// bytes on first start.
-func loadOrCreatePepper(dir string) ([]byte, error) {
+// bytes on first start: only while the vault holds no grant. A missing
+// pepper beside grants is refused, since a new one would silently kill
+// every token of every share.
+func loadOrCreatePepper(ctx context.Context, dir string, db sharevat.Store) ([]byte, error) {
 	path := filepath.Join(dir, pepperFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if err := refuseIfGranted(ctx, db, path); err != nil {
+			return nil, err
+		}
 		return createPepper(path)
 	}
 	if err != nil {
@@ -34,6 +41,47 @@ func loadOrCreatePepper(dir string) ([]byte, error) {
 		return nil, fmt.Errorf("pepper file %s is damaged (%d bytes); restore it from a backup", path, len(b))
 	}
 	return b, nil
+}
+
+// refuseIfGranted fails when the vault holds any grant (a share, whose
+// owner grant it holds, or an admin grant) while the pepper at path is
+// missing.
+func refuseIfGranted(ctx context.Context, db sharevat.Store, path string) error {
+	shares, err := db.Shares(ctx)
+	if err != nil {
+		return err
+	}
+	admins, err := db.Grants(ctx, "")
+	if err != nil {
+		return err
+	}
+	if len(shares) == 0 && len(admins) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the pepper file %s is missing but the vault holds grants (%d shares, %d admin grants): a new pepper would make every token invalid; restore it from a backup (or, to start a new empty vault, move the data directory aside)", path, len(shares), len(admins))
+}
+
+// checkDataFile refuses to start when the data file is missing or empty
+// while the pepper or the admin token shows the directory held a vault:
+// only a fresh directory may start a new, empty vault.
+func checkDataFile(dir string) error {
+	path := filepath.Join(dir, dbFile)
+	state := "missing"
+	if fi, err := os.Stat(path); err == nil {
+		if fi.Size() > 0 {
+			return nil
+		}
+		state = "empty"
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("data file: %w", err)
+	}
+	for _, name := range []string{adminFile, pepperFile} {
+		other := filepath.Join(dir, name)
+		if _, err := os.Stat(other); err == nil {
+			return fmt.Errorf("the data file %s is %s but %s exists: the data file was lost or truncated; restore it from a backup (or, to start a new empty vault, move the directory aside)", path, state, other)
+		}
+	}
+	return nil
 }
 
 func createPepper(path string) ([]byte, error) {

@@ -85,8 +85,11 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 		}
 		defer stop()
 	}
+	if err := checkDataFile(f.data); err != nil {
+		return err
+	}
 	m := newMetrics()
-	db, err := bolt.Open(filepath.Join(f.data, dbFile), bolt.Options{OnCommit: m.Committed})
+	db, err := bolt.Open(filepath.Join(f.data, dbFile), bolt.Options{OnCommit: m.Committed, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -109,7 +112,7 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 // openVat loads the pepper, builds the vat and mints the admin token on
 // first start.
 func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, obs vat.Observer, log *slog.Logger) (*vat.Vat, error) {
-	pepper, err := loadOrCreatePepper(f.data)
+	pepper, err := loadOrCreatePepper(ctx, f.data, db)
 	if err != nil {
 		return nil, err
 	}

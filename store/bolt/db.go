@@ -78,6 +78,10 @@ func Open(path string, opts Options) (*DB, error) {
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, sharevat.Errorf(sharevat.EUnavailable, "data file %s is in use by another sharevat process", path)
 	}
+	var damaged *boltutil.DamagedError
+	if errors.As(err, &damaged) {
+		return nil, damaged // one line that says it all
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bolt: %w", err)
 	}

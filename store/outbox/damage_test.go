@@ -98,7 +98,7 @@ func TestOpenDamagedOutbox(t *testing.T) {
 			db, err := outbox.Open(path, outbox.Options{})
 			if err != nil {
 				nRefused++
-				assert.True(t, strings.HasPrefix(err.Error(), "outbox: the outbox file "+path+" is damaged: "), "page %d: %v", p, err)
+				assert.True(t, strings.HasPrefix(err.Error(), "the outbox file "+path+" is damaged: "), "page %d: %v", p, err)
 				continue
 			}
 			_, err = db.Pending()

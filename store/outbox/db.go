@@ -71,6 +71,10 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, sharevat.Errorf(sharevat.EUnavailable,
 			"outbox %s is in use by another sharevat process (waited %s)", path, opts.LockTimeout)
 	}
+	var damaged *boltutil.DamagedError
+	if errors.As(err, &damaged) {
+		return nil, damaged // one line that says it all
+	}
 	if err != nil {
 		return nil, fmt.Errorf("outbox: %w", err)
 	}
