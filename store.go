@@ -58,6 +58,18 @@ type GrantStore interface {
 	// TouchGrants records last-used times; unknown ids, and times earlier
 	// than the stored one, are ignored.
 	TouchGrants(ctx context.Context, used map[GrantID]time.Time) error
+	// CreateChild stores g, a grant minted from g.Parent, like
+	// CreateGrant, unless g.Parent already has maxLive or more live
+	// children (neither revoked nor expired at g.CreatedAt); maxLive < 1
+	// means no limit. Errors: as CreateGrant; EInvalid if g.Parent is
+	// empty; ENotFound if the parent does not exist or is of another
+	// share; ETooLarge at the limit. On error nothing is stored.
+	CreateChild(ctx context.Context, g Grant, maxLive int) error
+	// Subtree returns the grant root and every grant minted below it,
+	// revoked ones included, ordered by creation time, then id. It costs
+	// what the subtree costs, not what the share costs.
+	// Errors: ENotFound if root does not exist.
+	Subtree(ctx context.Context, root GrantID) ([]Grant, error)
 }
 
 // LogStore keeps each share's log, its permanent op-id index and its

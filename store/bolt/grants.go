@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -28,6 +29,84 @@ func (db *DB) CreateGrant(ctx context.Context, g sharevat.Grant) error {
 		}
 		return putNewGrant(tx, &g)
 	})
+}
+
+// CreateChild stores g, minted from g.Parent, unless the parent already
+// has maxLive or more live children (maxLive < 1: no limit). Errors: as
+// CreateGrant; EInvalid if g.Parent is empty; ENotFound if the parent
+// does not exist or is of another share; ETooLarge at the limit.
+func (db *DB) CreateChild(ctx context.Context, g sharevat.Grant, maxLive int) error {
+	if g.ID == "" || g.Parent == "" {
+		return sharevat.Errorf(sharevat.EInvalid, "grant id and parent must not be empty")
+	}
+	return db.update(ctx, "create child grant", func(tx *bbolt.Tx) error {
+		if err := checkChild(tx, &g, maxLive); err != nil {
+			return err
+		}
+		return putNewGrant(tx, &g)
+	})
+}
+
+// checkChild checks g's share and parent, and the parent's quota.
+func checkChild(tx *bbolt.Tx, g *sharevat.Grant, maxLive int) error {
+	if g.ShareID != "" {
+		if _, err := liveShare(tx, g.ShareID); err != nil {
+			return err
+		}
+	}
+	p, err := getGrant(tx, g.Parent)
+	if err != nil {
+		return err
+	}
+	if p.ShareID != g.ShareID {
+		return sharevat.Errorf(sharevat.ENotFound, "grant %q not found on share %q", g.Parent, g.ShareID)
+	}
+	if maxLive < 1 {
+		return nil
+	}
+	idx, err := grantIndex(tx)
+	if err != nil {
+		return err
+	}
+	n, err := liveChildren(idx, g.Parent, g.CreatedAt)
+	if err != nil {
+		return err
+	}
+	if n >= maxLive {
+		return sharevat.Errorf(sharevat.ETooLarge, "this grant has minted %d live grants (the limit is %d); revoke some first", n, maxLive)
+	}
+	return nil
+}
+
+// Subtree returns root and every grant below it, ordered by creation
+// time, then id. Errors: ENotFound.
+func (db *DB) Subtree(ctx context.Context, root sharevat.GrantID) ([]sharevat.Grant, error) {
+	out, err := db.subtree(ctx, root)
+	if errors.Is(err, errNoGrantIndex) {
+		err = db.update(ctx, "build grant index", func(tx *bbolt.Tx) error {
+			_, err := grantIndex(tx)
+			return err
+		})
+		if err == nil {
+			out, err = db.subtree(ctx, root)
+		}
+	}
+	sortGrants(out)
+	return resultOrZero(out, err)
+}
+
+// subtree is Subtree in one read transaction; errNoGrantIndex if the
+// file predates the index.
+func (db *DB) subtree(ctx context.Context, root sharevat.GrantID) (out []sharevat.Grant, err error) {
+	err = db.view(ctx, "subtree", func(tx *bbolt.Tx) error {
+		idx, err := readIndex(tx)
+		if err != nil {
+			return err
+		}
+		out, err = subtree(tx, idx, root)
+		return err
+	})
+	return out, err
 }
 
 // Grant returns one grant. Errors: ENotFound.
@@ -55,10 +134,15 @@ func (db *DB) Grants(ctx context.Context, share sharevat.ShareID) (out []shareva
 		}
 		return nil
 	})
-	slices.SortFunc(out, func(a, b sharevat.Grant) int {
+	sortGrants(out)
+	return resultOrZero(out, err)
+}
+
+// sortGrants orders grants by creation time, then id.
+func sortGrants(gs []sharevat.Grant) {
+	slices.SortFunc(gs, func(a, b sharevat.Grant) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
-	return resultOrZero(out, err)
 }
 
 // RevokeGrants marks the grants revoked at at, atomically; a grant
@@ -81,7 +165,10 @@ func revokeGrant(tx *bbolt.Tx, id sharevat.GrantID, at time.Time) error {
 		return err
 	}
 	g.Revoked, g.RevokedAt = true, at
-	return putGrant(tx, &g)
+	if err := putGrant(tx, &g); err != nil {
+		return err
+	}
+	return indexChild(tx, &g)
 }
 
 // TouchGrants records last-used times. Unknown ids are ignored, and a
@@ -130,7 +217,7 @@ func getGrant(tx *bbolt.Tx, id sharevat.GrantID) (sharevat.Grant, error) {
 }
 
 // putNewGrant stores a grant that must not exist yet, and indexes it
-// under its share. Errors: EConflict.
+// under its share and its parent. Errors: EConflict.
 func putNewGrant(tx *bbolt.Tx, g *sharevat.Grant) error {
 	if tx.Bucket(bucketGrants).Get([]byte(g.ID)) != nil {
 		return sharevat.Errorf(sharevat.EConflict, "grant %q already exists", g.ID)
@@ -139,7 +226,10 @@ func putNewGrant(tx *bbolt.Tx, g *sharevat.Grant) error {
 		return err
 	}
 	k := prefixKey(string(g.ShareID), []byte(g.ID))
-	return tx.Bucket(bucketShareGrants).Put(k, []byte{})
+	if err := tx.Bucket(bucketShareGrants).Put(k, []byte{}); err != nil {
+		return err
+	}
+	return indexChild(tx, g)
 }
 
 func putGrant(tx *bbolt.Tx, g *sharevat.Grant) error {

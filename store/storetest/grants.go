@@ -7,7 +7,7 @@ import (
 	"sharevat"
 )
 
-var grantTests = []test{
+var grantTests = append([]test{
 	{"CreateAndGet", testCreateGrant},
 	{"CreateConflict", testCreateGrantConflict},
 	{"CreateUnknownShare", testCreateGrantUnknownShare},
@@ -18,7 +18,7 @@ var grantTests = []test{
 	{"Revoke", testRevokeGrants},
 	{"RevokeUnknown", testRevokeUnknown},
 	{"Touch", testTouchGrants},
-}
+}, subtreeTests...)
 
 // child returns a read+append grant of share s minted from s's owner.
 func child(s, id string, created int) sharevat.Grant {
