@@ -105,9 +105,11 @@ func Dial(ctx context.Context, url string) (*Conn, error) {
 	ws.SetReadLimit(-1)
 	// gorilla would answer pings and close frames with writes of its
 	// own, interleaved with ours: answer them through our writer.
+	// Their write errors are not read errors: the read loop goes on.
 	ws.SetPingHandler(func(data string) error {
 		_ = c.WriteFrame(OpPong, true, []byte(data))
-		return c.Flush()
+		_ = c.Flush()
+		return nil
 	})
 	ws.SetCloseHandler(func(code int, text string) error {
 		_ = c.WriteFrame(OpClose, true, websocket.FormatCloseMessage(code, ""))

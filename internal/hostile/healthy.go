@@ -188,6 +188,7 @@ func (h *Healthy) run(ctx context.Context, s *healthySession) {
 				s.close()
 				s = nil
 			default:
+				pause(ctx, 50*time.Millisecond) // an error answered at once must not spin
 			}
 		}
 	}
@@ -202,14 +203,19 @@ func (h *Healthy) redial(ctx context.Context) (*healthySession, error) {
 	s, err := dialHealthy(dctx, h.url, h.token)
 	if err != nil && ctx.Err() == nil {
 		h.failed(err)
-		t := time.NewTimer(100 * time.Millisecond) // back off; a refused dial returns at once
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
+		pause(ctx, 100*time.Millisecond) // back off; a refused dial returns at once
 	}
 	return s, err
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // round appends one op and reads it back.

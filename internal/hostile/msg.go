@@ -299,7 +299,9 @@ type Incoming struct {
 }
 
 // IsException reports whether m is a Return carrying an exception.
-func (m Incoming) IsException() bool { return m.Which == rpccp.Message_Which_return && m.Exception != "" }
+func (m Incoming) IsException() bool {
+	return m.Which == rpccp.Message_Which_return && m.Exception != ""
+}
 
 // Decode parses one message the server sent.
 func Decode(data []byte) (Incoming, error) {
