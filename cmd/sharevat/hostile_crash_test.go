@@ -48,10 +48,14 @@ func startHostileTarget(t *testing.T, bin string, ops, opBytes int, extra ...str
 func requireServing(t *testing.T, srv *proctest.Server, owner string) {
 	t.Helper()
 	err := healthyRoundTrip(srv.URL, owner)
+	grace := time.Duration(0)
+	if err != nil {
+		grace = 5 * time.Second // a crashing process refuses connections before it is reaped
+	}
 	select {
 	case <-srv.Done():
 		t.Fatalf("serve exited (%v); its log:\n%s", srv.Err(), tail(srv.Log.String(), 40))
-	default:
+	case <-time.After(grace):
 	}
 	require.NoError(t, err, "a healthy client after the attack")
 }
