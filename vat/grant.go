@@ -70,7 +70,8 @@ func setMinted[R mintedResults](alloc func() (R, error), m sharevat.Minted) erro
 }
 
 // mint creates a child of the facet's grant with the given scope and ttl
-// (seconds; 0 inherits the parent's expiry), after the attenuation rules.
+// (seconds; 0 inherits the parent's expiry), after the attenuation rules
+// and within the quota of live children (Config.MaxChildGrants).
 func (f *facet) mint(ctx context.Context, scope sharevat.Scope, ttlSeconds int64, label func() (string, error)) (sharevat.Minted, error) {
 	ttl, lbl, err := mintInput(ttlSeconds, label)
 	if err != nil {
@@ -88,7 +89,7 @@ func (f *facet) mint(ctx context.Context, scope sharevat.Scope, ttlSeconds int64
 	if err != nil {
 		return m, err
 	}
-	if err := f.vat.store.CreateGrant(ctx, g); err != nil {
+	if err := f.vat.store.CreateChild(ctx, g, f.vat.cfg.MaxChildGrants); err != nil {
 		return sharevat.Minted{}, fmt.Errorf("mint: %w", err)
 	}
 	f.vat.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditMint, ShareID: g.ShareID, GrantID: g.ID,

@@ -9,6 +9,10 @@ import (
 	"sharevat/sturdyref"
 )
 
+// DefaultMaxChildGrants is the default of Config.MaxChildGrants: how many
+// live grants one grant may have minted directly.
+const DefaultMaxChildGrants = 1000
+
 // newGrant mints a token and the grant record that verifies it. The token
 // text leaves only through the returned Minted.
 func (v *Vat) newGrant(share sharevat.ShareID, parent sharevat.GrantID, scope sharevat.Scope,

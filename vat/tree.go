@@ -14,13 +14,9 @@ import (
 func (s *shareServer) Grants(ctx context.Context, call schema.Share_grants) error {
 	call.Go()
 	return s.f.run(ctx, "Share.grants", 0, func(ctx context.Context) error {
-		all, err := s.f.vat.store.Grants(ctx, s.f.share())
+		shown, err := s.f.visibleGrants(ctx)
 		if err != nil {
 			return err
-		}
-		shown := all
-		if !s.f.rights.Has(sharevat.ScopeAdmin) {
-			shown = subtree(all, s.f.lg.g.ID)
 		}
 		s.f.vat.freshen(ctx, s.f.share(), shown)
 		res, err := call.AllocResults()
@@ -29,6 +25,16 @@ func (s *shareServer) Grants(ctx context.Context, call schema.Share_grants) erro
 		}
 		return wire.SetGrantInfos(res.NewGrants, shown)
 	})
+}
+
+// visibleGrants returns what Grants shows the facet: the whole share for
+// admin, else the facet's grant and everything minted below it (read
+// through the store's parent index, so it costs what the subtree costs).
+func (f *facet) visibleGrants(ctx context.Context) ([]sharevat.Grant, error) {
+	if f.rights.Has(sharevat.ScopeAdmin) {
+		return f.vat.store.Grants(ctx, f.share())
+	}
+	return f.vat.store.Subtree(ctx, f.lg.g.ID)
 }
 
 // freshen merges the in-memory last-use times into grants, and saves
@@ -44,26 +50,6 @@ func (v *Vat) freshen(ctx context.Context, share sharevat.ShareID, grants []shar
 	}
 }
 
-// subtree returns root and every grant below it, in the order of all.
-func subtree(all []sharevat.Grant, root sharevat.GrantID) []sharevat.Grant {
-	in := map[sharevat.GrantID]bool{root: true}
-	for changed := true; changed; {
-		changed = false
-		for _, g := range all {
-			if !in[g.ID] && in[g.Parent] {
-				in[g.ID], changed = true, true
-			}
-		}
-	}
-	var out []sharevat.Grant
-	for _, g := range all {
-		if in[g.ID] {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // Revoke revokes a grant and its whole subtree. It needs admin, or the
 // grant must be the caller's own or below it.
 func (s *shareServer) Revoke(ctx context.Context, call schema.Share_revoke) error {
@@ -76,18 +62,21 @@ func (s *shareServer) Revoke(ctx context.Context, call schema.Share_revoke) erro
 	})
 }
 
+// revoke revokes grant id of the facet's share and its whole subtree,
+// if the facet has admin or id is its own grant or below it.
 func (f *facet) revoke(ctx context.Context, id sharevat.GrantID) error {
-	all, err := f.vat.store.Grants(ctx, f.share())
-	if err != nil {
+	below, err := f.vat.store.Subtree(ctx, id)
+	if err != nil && sharevat.ErrorCode(err) != sharevat.ENotFound {
 		return err
 	}
-	below := subtree(all, id)
-	if !contains(below, id) {
+	target := find(below, id)
+	if target == nil || target.ShareID != f.share() {
 		return sharevat.Errorf(sharevat.ENotFound, "no grant %s on this share", id)
 	}
-	own := subtree(all, f.lg.g.ID)
-	if !f.rights.Has(sharevat.ScopeAdmin) && !contains(own, id) {
-		return sharevat.Errorf(sharevat.EPermissionDenied, "grant %s is not yours to revoke (needs admin, or a grant below your own)", id)
+	if !f.rights.Has(sharevat.ScopeAdmin) {
+		if err := f.checkBelow(ctx, target); err != nil {
+			return err
+		}
 	}
 	ids := make([]sharevat.GrantID, len(below))
 	for i := range below {
@@ -101,13 +90,36 @@ func (f *facet) revoke(ctx context.Context, id sharevat.GrantID) error {
 	return nil
 }
 
-func contains(grants []sharevat.Grant, id sharevat.GrantID) bool {
-	for _, g := range grants {
-		if g.ID == id {
-			return true
+// checkBelow fails with permissionDenied unless g is the facet's grant
+// or below it, walking g's parents (at most maxGrantDepth of them).
+func (f *facet) checkBelow(ctx context.Context, g *sharevat.Grant) error {
+	cur := *g
+	for range maxGrantDepth + 1 {
+		if cur.ID == f.lg.g.ID {
+			return nil
+		}
+		if cur.Parent == "" {
+			break
+		}
+		var err error
+		if cur, err = f.vat.store.Grant(ctx, cur.Parent); err != nil {
+			if sharevat.ErrorCode(err) == sharevat.ENotFound {
+				break
+			}
+			return err
 		}
 	}
-	return false
+	return sharevat.Errorf(sharevat.EPermissionDenied, "grant %s is not yours to revoke (needs admin, or a grant below your own)", g.ID)
+}
+
+// find returns the grant id of grants, or nil.
+func find(grants []sharevat.Grant, id sharevat.GrantID) *sharevat.Grant {
+	for i := range grants {
+		if grants[i].ID == id {
+			return &grants[i]
+		}
+	}
+	return nil
 }
 
 // BumpEpoch invalidates every grant of the share minted so far, the

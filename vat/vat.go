@@ -37,6 +37,13 @@ type Config struct {
 	// out one more answers tooLarge until the client releases some. Zero:
 	// 10,000 (DefaultMaxConnCapabilities); negative: unlimited.
 	MaxConnCapabilities int
+	// MaxChildGrants caps the live (neither revoked nor expired) grants
+	// minted directly from one grant, by Share.grant and every save; the
+	// mint that would exceed it answers tooLarge until some are revoked
+	// or expire. Share owner grants, created by the server admin, are
+	// not counted. Zero: 1,000 (DefaultMaxChildGrants); negative:
+	// unlimited.
+	MaxChildGrants int
 }
 
 // Vat serves the capability graph over whatever transport hands it
@@ -90,6 +97,9 @@ func setDefaults(cfg *Config) {
 	}
 	if cfg.ReadBudget <= 0 {
 		cfg.ReadBudget = 8 << 20
+	}
+	if cfg.MaxChildGrants == 0 {
+		cfg.MaxChildGrants = DefaultMaxChildGrants
 	}
 }
 
