@@ -26,6 +26,10 @@ func reasonTooLarge(limit int64) string {
 	return fmt.Sprintf("sharevat: frame larger than %d bytes", limit)
 }
 
+func reasonAssembly(d time.Duration) string {
+	return fmt.Sprintf("sharevat: message not complete within %s of its first frame", d)
+}
+
 func reasonKeepalive(d time.Duration) string {
 	return fmt.Sprintf("sharevat: keepalive timeout: nothing received for %s", d)
 }
@@ -91,6 +95,11 @@ func (c *Codec) setEnd(err error) {
 
 // sendClose sends our close frame once; later calls do nothing.
 func (c *Codec) sendClose(code int, reason string) {
+	c.sendCloseWithin(code, reason, c.opts.WriteTimeout)
+}
+
+// sendCloseWithin is sendClose waiting at most wait for the write lock.
+func (c *Codec) sendCloseWithin(code int, reason string, wait time.Duration) {
 	c.mu.Lock()
 	already := c.closeSent
 	c.closeSent = true
@@ -99,7 +108,7 @@ func (c *Codec) sendClose(code int, reason string) {
 		return
 	}
 	msg := websocket.FormatCloseMessage(code, reason)
-	_ = c.writeControl(websocket.CloseMessage, msg, c.opts.WriteTimeout)
+	_ = c.writeControl(websocket.CloseMessage, msg, wait)
 }
 
 // onClose runs inside a read when the peer's close frame arrives: record

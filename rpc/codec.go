@@ -10,6 +10,7 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/rpc/transport"
+	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 	"github.com/gorilla/websocket"
 )
 
@@ -26,6 +27,7 @@ var (
 	ErrClosed = errors.New("sharevat: connection closed")
 
 	errTooLarge    = errors.New("sharevat: message over the read limit")
+	errAssembly    = errors.New("sharevat: message not complete in time")
 	errWriteBusy   = errors.New("sharevat: write timed out waiting for the connection")
 	errFrameLength = errors.New("sharevat: frame length does not match the segment table")
 )
@@ -40,15 +42,18 @@ var _ transport.Codec = (*Codec)(nil)
 // Encode, Decode and Close may be called from different goroutines; Decode
 // must not be called concurrently with itself (go-capnp never does).
 type Codec struct {
-	ws    *websocket.Conn
-	opts  CodecOptions
-	calls *inflight // the peer's calls in flight, for MaxInflightCalls
+	ws     *websocket.Conn
+	opts   CodecOptions
+	budget *connBudget // what the vat holds for this peer (budget.go)
+	track  *tracker    // questions in both directions (questions.go)
+	sendq  sendQueue   // frames accepted by Encode, not yet written (sendq.go)
 
 	wsem chan struct{} // write lock for data and control frames; a channel so waits can time out
 	rmu  sync.Mutex    // read lock: Decode and the close handshake drain
 
 	mu        sync.Mutex // guards the fields below; never held across I/O that can block
 	closing   bool       // Close has started: no deadline extension, no new reads
+	assembly  time.Time  // non-zero while a message is being read: its deadline
 	closeSent bool       // our close frame is out (or can no longer be sent)
 	received  *CloseError
 	peerInit  bool  // the peer sent its close frame before we sent ours
@@ -72,7 +77,8 @@ func NewCodec(ws *websocket.Conn, opts CodecOptions) *Codec {
 		wsem: make(chan struct{}, 1),
 		dead: make(chan struct{}),
 	}
-	c.calls = newInflight(c.opts.MaxInflightCalls)
+	c.budget = &connBudget{limit: max(c.opts.ConnMemory, 0), pool: c.opts.Pool}
+	c.track = newTracker(&c.opts, c.budget)
 	ws.SetCloseHandler(c.onClose)
 	ws.SetPingHandler(c.onPing)
 	ws.SetPongHandler(c.onPong)
@@ -84,31 +90,29 @@ func NewCodec(ws *websocket.Conn, opts CodecOptions) *Codec {
 	return c
 }
 
-// Encode sends m as one binary WebSocket message.
+// Encode queues m to be sent as one binary WebSocket message and returns
+// without waiting for the write (sendq.go). It fails once the connection
+// is closing, or when the frame would exceed the connection's memory
+// budget, which closes the connection.
 func (c *Codec) Encode(m *capnp.Message) (err error) {
 	defer c.recoverPanic("encode", &err)
+	if c.isCloseSent() {
+		return ErrClosed
+	}
 	b, err := m.Marshal()
 	if err != nil {
 		return fmt.Errorf("sharevat: encode: %w", err)
 	}
-	if !c.lockWrite(c.opts.WriteTimeout) {
-		return c.writeUnavailable()
+	if lerr := c.track.sent(m, len(b)); lerr != nil {
+		return c.limitExceeded(lerr)
 	}
-	defer c.unlockWrite()
-	if c.isCloseSent() {
-		return ErrClosed
-	}
-	c.calls.sent(m) // before the write: the peer may call again once it has the Return
-	_ = c.ws.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
-	if err := c.ws.WriteMessage(websocket.BinaryMessage, b); err != nil {
-		return c.fail(fmt.Errorf("sharevat: write: %w", err))
-	}
-	return nil
+	return c.enqueueFrame(b)
 }
 
 // Decode reads the next WebSocket message and parses it as exactly one
-// Cap'n Proto message. On a protocol violation it sends the matching close
-// frame and returns an error; go-capnp then shuts the connection down.
+// Cap'n Proto message. On a protocol violation or a limit it sends the
+// matching close frame and returns an error; go-capnp then shuts the
+// connection down.
 func (c *Codec) Decode() (m *capnp.Message, err error) {
 	defer c.recoverPanic("decode", &err)
 	c.rmu.Lock()
@@ -117,6 +121,7 @@ func (c *Codec) Decode() (m *capnp.Message, err error) {
 		return nil, ErrClosed
 	}
 	typ, data, err := c.readMessage()
+	defer c.budget.release(int64(len(data))) // the tracker counts what go-capnp keeps
 	switch {
 	case err != nil:
 		return nil, c.readFailed(err)
@@ -126,39 +131,130 @@ func (c *Codec) Decode() (m *capnp.Message, err error) {
 	if m, err = parseMessage(data, c.opts.ReadLimit); err != nil {
 		return nil, c.reject(websocket.CloseInvalidFramePayloadData, reasonMalformed)
 	}
-	if !c.calls.received(m) {
+	msg, err := rpccp.ReadRootMessage(m)
+	if err != nil {
 		m.Release()
-		return nil, c.reject(websocket.ClosePolicyViolation, reasonTooManyCalls(c.opts.MaxInflightCalls))
+		return nil, c.reject(websocket.CloseInvalidFramePayloadData, reasonMalformed)
+	}
+	if lerr := c.track.received(msg, len(data)); lerr != nil {
+		m.Release()
+		return nil, c.limitExceeded(lerr)
 	}
 	return m, nil
 }
 
-// readMessage reads one data message, at most ReadLimit bytes of it. The
-// limit is ours, not gorilla's SetReadLimit, because gorilla answers an
-// oversized frame with its own close frame that carries no reason.
+// readMessage reads one data message. A binary message is read as a Cap'n
+// Proto message: its segment table first, which gives its size, checked
+// against ReadLimit and charged to the budget before the rest is read;
+// from its first frame to its last it has AssembleTimeout, which pings in
+// between do not extend. On success the data's length stays charged for
+// Decode to release.
 func (c *Codec) readMessage() (int, []byte, error) {
 	typ, r, err := c.ws.NextReader()
 	if err != nil {
 		return 0, nil, err
 	}
-	c.extendReadDeadline()
 	if typ != websocket.BinaryMessage {
+		c.extendReadDeadline()
 		return typ, nil, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(r, c.opts.ReadLimit+1))
-	if err == nil && int64(len(data)) > c.opts.ReadLimit {
-		err = errTooLarge
+	c.beginAssembly()
+	defer c.endAssembly()
+	data, err := c.readFramed(r)
+	if err != nil && isTimeout(err) && c.assemblyExpired() {
+		err = errAssembly
 	}
 	return typ, data, err
+}
+
+// readFramed reads one Cap'n Proto message from r, the reader of one
+// WebSocket message.
+func (c *Codec) readFramed(r io.Reader) ([]byte, error) {
+	hdr, total, err := readSegmentTable(r)
+	if err != nil {
+		return nil, err
+	}
+	if total > uint64(c.opts.ReadLimit) {
+		return nil, errTooLarge
+	}
+	if lerr := c.budget.charge(int64(total)); lerr != nil {
+		return nil, lerr
+	}
+	data := make([]byte, total)
+	copy(data, hdr)
+	if _, err := io.ReadFull(r, data[len(hdr):]); err != nil {
+		c.budget.release(int64(total))
+		return nil, framingErr(err)
+	}
+	if err := c.checkEnd(r); err != nil {
+		c.budget.release(int64(total))
+		return nil, err
+	}
+	return data, nil
+}
+
+// readSegmentTable reads a message's segment table (padded to a word) and
+// returns it with the size of the whole message it announces.
+func readSegmentTable(r io.Reader) ([]byte, uint64, error) {
+	var first [8]byte
+	if _, err := io.ReadFull(r, first[:]); err != nil {
+		return nil, 0, framingErr(err)
+	}
+	n := uint64(binary.LittleEndian.Uint32(first[:])) + 1
+	if n > maxSegments {
+		return nil, 0, errFrameLength
+	}
+	hdr := make([]byte, (4+4*n+7)&^7)
+	copy(hdr, first[:])
+	if _, err := io.ReadFull(r, hdr[8:]); err != nil {
+		return nil, 0, framingErr(err)
+	}
+	total := uint64(len(hdr))
+	for i := range n {
+		total += 8 * uint64(binary.LittleEndian.Uint32(hdr[4+4*i:]))
+	}
+	return hdr, total, nil
+}
+
+// checkEnd makes sure the WebSocket message ends where the segment table
+// says: bytes beyond are a framing error, or an oversized message.
+func (c *Codec) checkEnd(r io.Reader) error {
+	n, err := io.Copy(io.Discard, io.LimitReader(r, c.opts.ReadLimit+1))
+	switch {
+	case err != nil:
+		return err
+	case n > c.opts.ReadLimit:
+		return errTooLarge
+	case n > 0:
+		return errFrameLength
+	}
+	return nil
+}
+
+// framingErr turns the end of a WebSocket message inside a Cap'n Proto
+// message into a framing error; other errors (the network) pass.
+func framingErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errFrameLength
+	}
+	return err
 }
 
 // readFailed classifies a read error, sends a close frame where one is
 // due, and returns the error Decode reports.
 func (c *Codec) readFailed(err error) error {
 	var ce *websocket.CloseError
+	var lerr *limitError
 	switch {
 	case errors.Is(err, errTooLarge):
+		c.opts.OnLimit(LimitMessageSize)
 		return c.reject(websocket.CloseMessageTooBig, reasonTooLarge(c.opts.ReadLimit))
+	case errors.Is(err, errFrameLength):
+		return c.reject(websocket.CloseInvalidFramePayloadData, reasonMalformed)
+	case errors.Is(err, errAssembly):
+		return c.limitExceeded(&limitError{LimitAssembleTime, websocket.ClosePolicyViolation, reasonAssembly(c.opts.AssembleTimeout)})
+	case errors.As(err, &lerr):
+		return c.limitExceeded(lerr)
 	case errors.As(err, &ce) && c.PeerClose() != nil:
 		return fmt.Errorf("sharevat: peer closed the connection: %w", &CloseError{Code: ce.Code, Reason: ce.Text})
 	case errors.As(err, &ce), c.isClosing():
@@ -229,6 +325,9 @@ func (c *Codec) CloseWith(code int, reason string) error {
 }
 
 func (c *Codec) shutdown() {
+	if !c.isCloseSent() {
+		c.flush(closeGrace) // an Abort go-capnp queued goes out before our close frame
+	}
 	c.beginClosing()
 	if c.pinger != nil {
 		c.pinger.Stop()
@@ -237,6 +336,8 @@ func (c *Codec) shutdown() {
 	c.awaitPeerClose()
 	c.kill()
 	c.wg.Wait()
+	<-c.sendq.idleChan() // the writer drops what is left at once on a dead socket
+	c.budget.close()
 }
 
 // beginClosing marks the codec closing and bounds the remaining reads by
@@ -262,15 +363,42 @@ func (c *Codec) awaitPeerClose() {
 	}
 }
 
+// extendReadDeadline moves the read deadline PongTimeout ahead, but never
+// past the deadline of a message being read.
 func (c *Codec) extendReadDeadline() {
-	if c.opts.PongTimeout < 0 {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.closing {
-		_ = c.ws.SetReadDeadline(time.Now().Add(c.opts.PongTimeout))
+	if c.closing {
+		return
 	}
+	var d time.Time
+	if c.opts.PongTimeout > 0 {
+		d = time.Now().Add(c.opts.PongTimeout)
+	}
+	if !c.assembly.IsZero() && (d.IsZero() || c.assembly.Before(d)) {
+		d = c.assembly
+	}
+	_ = c.ws.SetReadDeadline(d)
+}
+
+func (c *Codec) beginAssembly() {
+	c.mu.Lock()
+	c.assembly = time.Now().Add(c.opts.AssembleTimeout)
+	c.mu.Unlock()
+	c.extendReadDeadline()
+}
+
+func (c *Codec) endAssembly() {
+	c.mu.Lock()
+	c.assembly = time.Time{}
+	c.mu.Unlock()
+	c.extendReadDeadline()
+}
+
+func (c *Codec) assemblyExpired() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.assembly.IsZero() && !time.Now().Before(c.assembly)
 }
 
 // lockWrite takes the write lock, giving up after d or when the socket dies.

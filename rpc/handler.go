@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,12 +35,26 @@ type HandlerOptions struct {
 
 	Logger   *slog.Logger // nil: discard. Frame contents are never logged.
 	MaxConns int          // 0: unlimited; beyond it, HTTP 503 before upgrading
+	// MaxConnsPerIP caps the connections from one remote IP address; 0:
+	// unlimited; beyond it, HTTP 503 before upgrading.
+	MaxConnsPerIP int
 
 	// MaxInflightCalls caps, per connection, the calls the client has
 	// sent and the server has not answered yet; 0: 1024
 	// (DefaultMaxInflightCalls); negative: unlimited. The call one over
 	// the cap closes that connection with 1008 (policy violation).
 	MaxInflightCalls int
+
+	// ConnMemory, Pool, MaxCapsPerMessage, AssembleTimeout,
+	// PipelineTargets and OnLimit are passed to each connection's Codec
+	// (see CodecOptions). OnLimit is also called with LimitConns and
+	// LimitConnsPerIP when a connection is refused.
+	ConnMemory        int64
+	Pool              *MemoryPool
+	MaxCapsPerMessage int
+	AssembleTimeout   time.Duration
+	PipelineTargets   func(iface uint64, method uint16, transform []uint16) (known, ok bool)
+	OnLimit           func(limit string)
 }
 
 // Peer describes the remote end of a new connection.
@@ -61,6 +76,7 @@ type Handler struct {
 	mu     sync.Mutex
 	closed bool
 	conns  map[*serverConn]struct{}
+	perIP  map[string]int // live connections by remote IP
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -71,6 +87,10 @@ func NewHandler(opts HandlerOptions) *Handler {
 		opts:  opts,
 		log:   orDiscard(opts.Logger),
 		conns: make(map[*serverConn]struct{}),
+		perIP: make(map[string]int),
+	}
+	if h.opts.OnLimit == nil {
+		h.opts.OnLimit = func(string) {}
 	}
 	h.upgrader = websocket.Upgrader{
 		CheckOrigin:     func(*http.Request) bool { return true }, // checked in ServeHTTP
@@ -100,6 +120,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sc, refusal := h.reserve(peer)
 	if sc == nil {
+		h.log.Info("sharevat/rpc: connection refused", "remote", peer.RemoteAddr, "reason", refusal)
 		http.Error(w, refusal, http.StatusServiceUnavailable)
 		return
 	}
@@ -146,24 +167,42 @@ func (h *Handler) Conns() int {
 
 // reserve admits one more connection, or returns why not.
 func (h *Handler) reserve(peer Peer) (*serverConn, string) {
+	ip := remoteIP(peer.RemoteAddr)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
 	case h.closed:
 		return nil, "sharevat: server shutting down"
 	case h.opts.MaxConns > 0 && len(h.conns) >= h.opts.MaxConns:
+		h.opts.OnLimit(LimitConns)
 		return nil, "sharevat: too many connections, try again later"
+	case h.opts.MaxConnsPerIP > 0 && h.perIP[ip] >= h.opts.MaxConnsPerIP:
+		h.opts.OnLimit(LimitConnsPerIP)
+		return nil, fmt.Sprintf("sharevat: too many connections from %s (limit %d), try again later", ip, h.opts.MaxConnsPerIP)
 	}
 	sc := newServerConn(peer)
 	h.conns[sc] = struct{}{}
+	h.perIP[ip]++
 	return sc, ""
 }
 
 func (h *Handler) release(sc *serverConn) {
+	ip := remoteIP(sc.peer.RemoteAddr)
 	h.mu.Lock()
 	delete(h.conns, sc)
+	if h.perIP[ip]--; h.perIP[ip] <= 0 {
+		delete(h.perIP, ip)
+	}
 	h.mu.Unlock()
 	close(sc.done)
+}
+
+// remoteIP is the host part of a RemoteAddr ("ip:port").
+func remoteIP(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 // originAllowed applies AllowedOrigins; a request without Origin (a

@@ -14,6 +14,14 @@ const (
 	// DefaultMaxInflightCalls is the default cap on the calls a peer may
 	// have in flight on one connection (see HandlerOptions).
 	DefaultMaxInflightCalls = 1024
+	// DefaultConnMemory is the default memory budget of one connection.
+	DefaultConnMemory = 64 << 20
+	// DefaultMaxCapsPerMessage caps the capability descriptors one
+	// incoming message may carry; sharevat's schema needs at most one.
+	DefaultMaxCapsPerMessage = 64
+	// DefaultAssembleTimeout bounds the time between the first and the
+	// last frame of one message.
+	DefaultAssembleTimeout = 30 * time.Second
 )
 
 // closeGrace bounds how long Close waits for the peer to answer our close
@@ -24,18 +32,47 @@ const closeGrace = 2 * time.Second
 //
 // A zero field takes its default. A negative PingInterval disables pings;
 // a negative PongTimeout disables the read deadline (a silent peer is then
-// kept forever); a negative MaxInflightCalls disables the cap on calls in
-// flight. ReadLimit and WriteTimeout must not be negative.
+// kept forever); a negative MaxInflightCalls, ConnMemory or
+// MaxCapsPerMessage disables that limit. ReadLimit, WriteTimeout and
+// AssembleTimeout must not be negative.
 type CodecOptions struct {
 	ReadLimit    int64         // max bytes per message; default 16 MiB
 	PingInterval time.Duration // default 30s
 	PongTimeout  time.Duration // default 60s: max silence before the connection is closed
 	WriteTimeout time.Duration // default 30s: per message and per control frame
 	Logger       *slog.Logger  // nil: discard; used only for recovered panics
-	// MaxInflightCalls caps the calls the peer may have made and not yet
-	// had answered; one more closes the connection with 1008. Default
-	// 1024 (DefaultMaxInflightCalls).
+	// MaxInflightCalls caps the calls and bootstraps the peer may have
+	// made and not yet had answered; one more closes the connection with
+	// 1008. Default 1024 (DefaultMaxInflightCalls).
 	MaxInflightCalls int
+	// ConnMemory is this connection's memory budget in bytes: what the
+	// vat holds for the peer (the message being read, calls in flight,
+	// answers kept until the peer's Finish, frames queued for sending,
+	// our calls to the peer awaiting its Return). Exceeding it closes the
+	// connection with 1008. Default 64 MiB (DefaultConnMemory).
+	ConnMemory int64
+	// Pool, if set, is the server-wide budget every connection's bytes
+	// are also counted against; exhausting it closes the connection that
+	// asked with 1013 (try again later).
+	Pool *MemoryPool
+	// MaxCapsPerMessage caps the capability descriptors in one incoming
+	// message; default 64. More closes the connection with 1008.
+	MaxCapsPerMessage int
+	// AssembleTimeout bounds how long one message may take to arrive
+	// from its first frame to its last, pings between fragments
+	// notwithstanding; default 30s. Exceeding it closes with 1008.
+	AssembleTimeout time.Duration
+	// PipelineTargets, if set, vets every call pipelined on the answer to
+	// one of the peer's calls: known reports whether the method
+	// (interface id, method ordinal) is in the schema, ok whether the
+	// transform (pointer-field offsets) leads from its results to a
+	// capability field. A known method with !ok closes the connection
+	// with 1008. Needed because go-capnp v3.1.0-alpha.2 crashes the
+	// process when such a call is delivered.
+	PipelineTargets func(iface uint64, method uint16, transform []uint16) (known, ok bool)
+	// OnLimit, if set, is called with the limit's name each time a limit
+	// closes a connection (see the Limit* constants). It must not block.
+	OnLimit func(limit string)
 }
 
 func (o CodecOptions) withDefaults() CodecOptions {
@@ -53,6 +90,18 @@ func (o CodecOptions) withDefaults() CodecOptions {
 	}
 	if o.MaxInflightCalls == 0 {
 		o.MaxInflightCalls = DefaultMaxInflightCalls
+	}
+	if o.ConnMemory == 0 {
+		o.ConnMemory = DefaultConnMemory
+	}
+	if o.MaxCapsPerMessage == 0 {
+		o.MaxCapsPerMessage = DefaultMaxCapsPerMessage
+	}
+	if o.AssembleTimeout <= 0 {
+		o.AssembleTimeout = DefaultAssembleTimeout
+	}
+	if o.OnLimit == nil {
+		o.OnLimit = func(string) {}
 	}
 	o.Logger = orDiscard(o.Logger)
 	return o

@@ -47,7 +47,13 @@ func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 		WriteTimeout: h.opts.WriteTimeout,
 		Logger:       log,
 
-		MaxInflightCalls: h.opts.MaxInflightCalls,
+		MaxInflightCalls:  h.opts.MaxInflightCalls,
+		ConnMemory:        h.opts.ConnMemory,
+		Pool:              h.opts.Pool,
+		MaxCapsPerMessage: h.opts.MaxCapsPerMessage,
+		AssembleTimeout:   h.opts.AssembleTimeout,
+		PipelineTargets:   h.opts.PipelineTargets,
+		OnLimit:           h.opts.OnLimit,
 	})
 	log.Info("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent)
 	defer func() { log.Info("sharevat/rpc: connection closed", "reason", endReason(codec)) }()

@@ -1,6 +1,7 @@
 package vat
 
 import (
+	"context"
 	"sync/atomic"
 
 	"sharevat"
@@ -14,8 +15,27 @@ const DefaultMaxConnCapabilities = 10_000
 // through it (narrow keeps it), so that per-connection limits follow the
 // connection itself, not its address.
 type peerConn struct {
-	addr string       // the peer's address, as recorded in grants and audit
-	caps atomic.Int64 // live capability objects handed to this connection
+	addr  string        // the peer's address, as recorded in grants and audit
+	caps  atomic.Int64  // live capability objects handed to this connection
+	push  *byteGate     // room for its subscriptions' pushes (Quotas.ConnPushWindow)
+	reads chan struct{} // a slot per read/snapshot answer being built (Quotas.MaxConnReads)
+}
+
+func (v *Vat) newPeerConn(addr string) *peerConn {
+	q := v.cfg.Quotas
+	return &peerConn{addr: addr, push: newByteGate(q.ConnPushWindow), reads: make(chan struct{}, q.MaxConnReads)}
+}
+
+// startRead waits for one of conn's read slots: the answers a connection
+// has built and not yet handed to the transport are bounded, however many
+// reads it pipelines. The returned func frees the slot.
+func (c *peerConn) startRead(ctx context.Context) (func(), error) {
+	select {
+	case c.reads <- struct{}{}:
+		return func() { <-c.reads }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // maxConnCaps is Config.MaxConnCapabilities with its default applied;

@@ -23,6 +23,7 @@ func newCapWatch() capWatch { return capWatch{changed: make(chan struct{}, 1)} }
 func (capWatch) Redeemed(bool)                        {}
 func (capWatch) Appended(sharevat.Ack, time.Duration) {}
 func (capWatch) Revoked(int)                          {}
+func (capWatch) LimitHit(string)                      {}
 func (capWatch) EpochBumped()                         {}
 
 func (w capWatch) Capabilities(int) {

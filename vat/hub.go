@@ -7,16 +7,6 @@ import (
 	"sharevat"
 )
 
-// Subscription limits. A subscribe over either answers ETooLarge; the
-// slot is freed when the subscription ends.
-const (
-	// MaxSubscriptions bounds the live subscriptions of one Vat.
-	MaxSubscriptions = 10_000
-	// MaxConnSubscriptions bounds the live subscriptions of one
-	// connection (one peer address).
-	MaxConnSubscriptions = 1_000
-)
-
 // hub tells subscriptions that a share's log grew, and owns their
 // goroutines.
 //
@@ -37,11 +27,14 @@ type hub struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	closed bool
-	topics map[sharevat.ShareID]*topic
-	total  int
-	byPeer map[string]int
+	quotas Quotas
+
+	mu      sync.Mutex
+	closed  bool
+	topics  map[sharevat.ShareID]*topic
+	total   int
+	byConn  map[*peerConn]int
+	byGrant map[sharevat.GrantID]int
 }
 
 // topic is one share's wake channel and its subscriber count; it exists
@@ -52,12 +45,13 @@ type topic struct {
 	subs    int
 }
 
-func newHub() *hub {
+func newHub(q Quotas) *hub {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &hub{
-		ctx: ctx, cancel: cancel,
-		topics: make(map[sharevat.ShareID]*topic),
-		byPeer: make(map[string]int),
+		ctx: ctx, cancel: cancel, quotas: q,
+		topics:  make(map[sharevat.ShareID]*topic),
+		byConn:  make(map[*peerConn]int),
+		byGrant: make(map[sharevat.GrantID]int),
 	}
 }
 
@@ -83,20 +77,16 @@ func (h *hub) watch(share sharevat.ShareID) <-chan struct{} {
 	return h.topics[share].changed
 }
 
-// join reserves a subscription slot on share for peer and counts its
-// goroutine in wg. Errors: ETooLarge over a limit; EUnavailable once
-// the vat is closing.
-func (h *hub) join(share sharevat.ShareID, peer string) error {
+// join reserves a subscription slot for facet f (its share, grant and
+// connection) and counts its goroutine in wg. Errors: ETooLarge over a
+// quota; EUnavailable once the vat is closing.
+func (h *hub) join(f *facet) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	switch {
-	case h.closed:
-		return sharevat.Errorf(sharevat.EUnavailable, "server shutting down")
-	case h.total >= MaxSubscriptions:
-		return sharevat.Errorf(sharevat.ETooLarge, "the server has %d live subscriptions, its limit", MaxSubscriptions)
-	case h.byPeer[peer] >= MaxConnSubscriptions:
-		return sharevat.Errorf(sharevat.ETooLarge, "this connection has %d live subscriptions, its limit", MaxConnSubscriptions)
+	if err := h.checkQuotas(f); err != nil {
+		return err
 	}
+	share := f.share()
 	t := h.topics[share]
 	if t == nil {
 		t = &topic{changed: make(chan struct{})}
@@ -104,24 +94,49 @@ func (h *hub) join(share sharevat.ShareID, peer string) error {
 	}
 	t.subs++
 	h.total++
-	h.byPeer[peer]++
+	h.byConn[f.conn]++
+	h.byGrant[f.lg.g.ID]++
 	h.wg.Add(1)
+	return nil
+}
+
+func (h *hub) checkQuotas(f *facet) error {
+	q := h.quotas
+	full := func(limit, what string, n int) error {
+		f.vat.obs.LimitHit(limit)
+		return sharevat.Errorf(sharevat.ETooLarge, "%s has %d live subscriptions, its limit", what, n)
+	}
+	switch {
+	case h.closed:
+		return sharevat.Errorf(sharevat.EUnavailable, "server shutting down")
+	case h.total >= q.MaxSubscriptions:
+		return full(LimitSubscriptions, "the server", q.MaxSubscriptions)
+	case h.byConn[f.conn] >= q.MaxConnSubscriptions:
+		return full(LimitConnSubscriptions, "this connection", q.MaxConnSubscriptions)
+	case h.byGrant[f.lg.g.ID] >= q.MaxGrantSubscriptions:
+		return full(LimitGrantSubscriptions, "this token", q.MaxGrantSubscriptions)
+	case h.topics[f.share()] != nil && h.topics[f.share()].subs >= q.MaxShareSubscriptions:
+		return full(LimitShareSubscriptions, "this share", q.MaxShareSubscriptions)
+	}
 	return nil
 }
 
 // leave frees the slot join reserved (the goroutine still calls
 // wg.Done when it returns).
-func (h *hub) leave(share sharevat.ShareID, peer string) {
+func (h *hub) leave(f *facet) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if t := h.topics[share]; t != nil {
+	if t := h.topics[f.share()]; t != nil {
 		if t.subs--; t.subs == 0 {
-			delete(h.topics, share)
+			delete(h.topics, f.share())
 		}
 	}
 	h.total--
-	if h.byPeer[peer]--; h.byPeer[peer] == 0 {
-		delete(h.byPeer, peer)
+	if h.byConn[f.conn]--; h.byConn[f.conn] == 0 {
+		delete(h.byConn, f.conn)
+	}
+	if h.byGrant[f.lg.g.ID]--; h.byGrant[f.lg.g.ID] == 0 {
+		delete(h.byGrant, f.lg.g.ID)
 	}
 }
 

@@ -24,6 +24,8 @@ type Observer interface {
 	// Capabilities reports a change in the number of live capability
 	// objects (Admin, Share, Appender, Reader) the vat has handed out.
 	Capabilities(delta int)
+	// LimitHit reports a call refused by a quota (the Limit* names).
+	LimitHit(limit string)
 }
 
 // nopObserver ignores every event.
@@ -34,6 +36,7 @@ func (nopObserver) Appended(sharevat.Ack, time.Duration) {}
 func (nopObserver) Revoked(int)                          {}
 func (nopObserver) EpochBumped()                         {}
 func (nopObserver) Capabilities(int)                     {}
+func (nopObserver) LimitHit(string)                      {}
 
 // liveCaps counts capability objects handed out and not yet released; it
 // is the vat's own tally, reported to the Observer as it changes. Each

@@ -23,6 +23,11 @@ const readChunk = 64
 func (r *readerServer) Read(ctx context.Context, call schema.Reader_read) error {
 	call.Go()
 	return r.f.run(ctx, "Reader.read", sharevat.ScopeRead, func(ctx context.Context) error {
+		done, err := r.f.conn.startRead(ctx)
+		if err != nil {
+			return err
+		}
+		defer done()
 		args := call.Args()
 		entries, head, err := r.f.vat.readPage(ctx, r.f.share(), sharevat.Cursor(args.FromCursor()), int(args.Limit()))
 		if err != nil {
@@ -83,6 +88,11 @@ func entrySize(e *sharevat.Entry) int {
 func (r *readerServer) Snapshot(ctx context.Context, call schema.Reader_snapshot) error {
 	call.Go()
 	return r.f.run(ctx, "Reader.snapshot", sharevat.ScopeRead, func(ctx context.Context) error {
+		done, err := r.f.conn.startRead(ctx)
+		if err != nil {
+			return err
+		}
+		defer done()
 		ents, cur, err := r.f.vat.store.Snapshot(ctx, r.f.share())
 		if err != nil {
 			return err

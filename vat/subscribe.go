@@ -15,14 +15,14 @@ import (
 
 // Push sizing and flow control. Each subscription pushes batches of at
 // most pushMaxOps entries and pushBudget bytes (always at least one
-// entry), and has at most PushWindow bytes of pushes unanswered by the
-// subscriber: a slow subscriber slows only its own subscription, and the
-// server holds at most PushWindow plus one push per subscription,
-// whatever the backlog.
+// entry), and has at most Quotas.PushWindow bytes of pushes unanswered by
+// the subscriber. Before it reads a push from the store it takes room for
+// the largest push it could read from its connection's gate
+// (Quotas.ConnPushWindow), keeps what the push needs until the subscriber
+// answers it, and gives the rest back at once. So whatever the backlog
+// and however many subscriptions a peer opens, the vat holds at most
+// ConnPushWindow bytes of pushes for one connection.
 const (
-	// PushWindow is the flow-control window of one subscription, in
-	// bytes of encoded OpSink.push messages.
-	PushWindow = 512 << 10
 	pushBudget = 64 << 10
 	pushMaxOps = 256
 	// endTimeout bounds the wait for the subscriber to take end().
@@ -44,6 +44,7 @@ type subscription struct {
 	sink   schema.OpSink // our own reference, with the flow window
 	last   sharevat.Cursor
 	pushed atomic.Uint64 // last cursor pushed, for Subscription.cursor
+	held   int64         // gate room taken for the push being read or sent
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 }
@@ -95,12 +96,12 @@ func (v *Vat) subscribe(ctx context.Context, f *facet, call schema.Reader_subscr
 // start joins share and runs a subscription for a reference of sink
 // (parameters are released when the handler returns: DESIGN.md §10).
 func (h *hub) start(f *facet, from sharevat.Cursor, sink schema.OpSink) (*subscription, error) {
-	if err := h.join(f.share(), f.peer); err != nil {
+	if err := h.join(f); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(h.ctx)
 	s := &subscription{hub: h, f: f, sink: sink.AddRef(), last: from, ctx: ctx, cancel: cancel}
-	s.sink.SetFlowLimiter(newWindow())
+	s.sink.SetFlowLimiter(newWindow(h.quotas.PushWindow, s))
 	s.pushed.Store(uint64(from))
 	go s.run()
 	return s, nil
@@ -134,7 +135,7 @@ func (s *subscription) run() {
 	} else if !errors.Is(err, errReleased) && s.hub.ctx.Err() == nil {
 		s.f.vat.log.Debug("subscription ended", "share", s.f.share(), "grant", s.f.lg.g.ID, "cursor", s.last, "err", err)
 	}
-	s.hub.leave(s.f.share(), s.f.peer)
+	s.hub.leave(s.f)
 	s.sink.Release() // after leave: a subscriber whose sink is released may subscribe again
 }
 
@@ -146,14 +147,16 @@ func (s *subscription) follow() error {
 			return errDead
 		}
 		wake := s.hub.watch(s.f.share()) // before the read: see hub
-		entries, head, err := s.f.vat.readPush(s.ctx, s.f.share(), s.last)
+		entries, head, err := s.read()
 		if err != nil {
 			return s.why(err)
 		}
 		if len(entries) > 0 {
-			if err := s.push(entries); err != nil {
-				return s.why(err)
-			}
+			err = s.push(entries)
+		}
+		s.releaseHeld() // an empty read, or a push that never reached the window
+		if err != nil {
+			return s.why(err)
 		}
 		if len(entries) == 0 || s.last >= head { // caught up (never spin on an empty read)
 			if err := s.wait(wake); err != nil {
@@ -170,6 +173,62 @@ func (s *subscription) why(err error) error {
 		return cause
 	}
 	return err
+}
+
+// read takes room for the next push from the connection's gate, reads
+// it, and keeps only the room it needs. A push larger than the room taken
+// (one op over pushBudget) is dropped, its room given back, the room it
+// needs taken, and the push read again: no subscription holds data or
+// room while it waits for the gate.
+func (s *subscription) read() ([]sharevat.Entry, sharevat.Cursor, error) {
+	gate := s.f.conn.push
+	held, err := gate.acquire(s.ctx, pushBudget)
+	if err != nil {
+		return nil, 0, err
+	}
+	s.held = held
+	entries, head, err := s.f.vat.readPush(s.ctx, s.f.share(), s.last, int(s.held))
+	if err != nil {
+		return nil, 0, err
+	}
+	if need := pushSize(entries); need > s.held {
+		entries = nil
+		s.releaseHeld() // never wait while holding room: others may wait for it
+		if s.held, err = gate.acquire(s.ctx, need); err != nil {
+			return nil, 0, err
+		}
+		if entries, head, err = s.f.vat.readPush(s.ctx, s.f.share(), s.last, int(s.held)); err != nil {
+			return nil, 0, err
+		}
+	}
+	if need := pushSize(entries); need < s.held {
+		gate.release(s.held - need)
+		s.held = need
+	}
+	return entries, head, nil
+}
+
+// pushSize is the room a push of entries takes.
+func pushSize(entries []sharevat.Entry) int64 {
+	n := int64(0)
+	for i := range entries {
+		n += int64(entrySize(&entries[i]))
+	}
+	return n
+}
+
+// releaseHeld gives back gate room not handed to a push in flight.
+func (s *subscription) releaseHeld() {
+	s.f.conn.push.release(s.held)
+	s.held = 0
+}
+
+// takeHeld hands the room held to the push being sent; the window gives
+// it back when the subscriber answers.
+func (s *subscription) takeHeld() int64 {
+	n := s.held
+	s.held = 0
+	return n
 }
 
 // push sends one batch; it blocks while the flow window is full. It
@@ -229,12 +288,12 @@ func (s *subscription) end(code sharevat.Code, detail string) {
 }
 
 // readPush reads the next push: entries after from, at most pushMaxOps
-// and pushBudget bytes (at least one), in growing chunks so that a few
-// huge ops are not read in bulk only to be dropped; and the head.
-func (v *Vat) readPush(ctx context.Context, share sharevat.ShareID, from sharevat.Cursor) ([]sharevat.Entry, sharevat.Cursor, error) {
+// and budget bytes (at least one), in growing chunks so that a few huge
+// ops are not read in bulk only to be dropped; and the head.
+func (v *Vat) readPush(ctx context.Context, share sharevat.ShareID, from sharevat.Cursor, budget int) ([]sharevat.Entry, sharevat.Cursor, error) {
 	var out []sharevat.Entry
 	var head sharevat.Cursor
-	for chunk, budget := 16, pushBudget; len(out) < pushMaxOps && budget > 0; chunk *= 2 {
+	for chunk := 16; len(out) < pushMaxOps && budget > 0; chunk *= 2 {
 		got, h, err := v.store.Read(ctx, share, from, min(chunk, pushMaxOps-len(out)))
 		if err != nil {
 			return nil, 0, err
@@ -251,14 +310,27 @@ func (v *Vat) readPush(ctx context.Context, share sharevat.ShareID, from shareva
 }
 
 // window is a subscription's flow limiter: go-capnp's fixed limiter of
-// PushWindow bytes, except that a message larger than the whole window
-// (one huge op) waits for an empty window instead of panicking.
-type window struct{ fixed flowcontrol.FlowLimiter }
+// size bytes, except that a message larger than the whole window (one
+// huge op) waits for an empty window instead of panicking. Each push also
+// carries the connection gate's room its subscription took for it, given
+// back with the window when the subscriber answers.
+type window struct {
+	fixed flowcontrol.FlowLimiter
+	size  uint64
+	sub   *subscription
+}
 
-func newWindow() window { return window{flowcontrol.NewFixedLimiter(PushWindow)} }
+func newWindow(size int64, s *subscription) window {
+	return window{fixed: flowcontrol.NewFixedLimiter(size), size: uint64(size), sub: s}
+}
 
 func (w window) StartMessage(ctx context.Context, size uint64) (func(), error) {
-	return w.fixed.StartMessage(ctx, min(size, PushWindow))
+	got, err := w.fixed.StartMessage(ctx, min(size, w.size))
+	if err != nil {
+		return nil, err
+	}
+	held, gate := w.sub.takeHeld(), w.sub.f.conn.push
+	return func() { got(); gate.release(held) }, nil
 }
 
 func (w window) Release() { w.fixed.Release() }

@@ -236,7 +236,9 @@ func TestSubscribeVatCloseEndsAll(t *testing.T) {
 // one is tooLarge while another connection may still subscribe; a
 // released subscription frees its slot.
 func TestSubscribeArguments(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+	tv := MustServeConfig(t, nil, func(c *vat.Config) { // one grant, one share: only the connection's quota applies
+		c.Quotas.MaxGrantSubscriptions, c.Quotas.MaxShareSubscriptions = 2*vat.MaxConnSubscriptions, 2*vat.MaxConnSubscriptions
+	})
 	owner := tv.MustCreate(t, "args")
 	appendN(t, tv.MustRestore(t, owner), "a", 3, 3, `{}`)
 	rd := mustRawReader(t, tv, owner)

@@ -37,6 +37,9 @@ type Config struct {
 	// out one more answers tooLarge until the client releases some. Zero:
 	// 10,000 (DefaultMaxConnCapabilities); negative: unlimited.
 	MaxConnCapabilities int
+	// Quotas bound what one connection, grant or share may hold in
+	// subscriptions and pushes (quotas.go); zero fields take defaults.
+	Quotas Quotas
 	// MaxChildGrants caps the live (neither revoked nor expired) grants
 	// minted directly from one grant, by Share.grant and every save; the
 	// mint that would exceed it answers tooLarge until some are revoked
@@ -72,7 +75,8 @@ func New(cfg Config) (*Vat, error) {
 		return nil, fmt.Errorf("vat: limits: %w", err)
 	}
 	setDefaults(&cfg)
-	v := &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger, hub: newHub()}
+	cfg.Quotas = cfg.Quotas.withDefaults(cfg.Limits)
+	v := &Vat{cfg: cfg, store: cfg.Store, log: cfg.Logger, hub: newHub(cfg.Quotas)}
 	v.auditor = &auditWriter{store: cfg.Store, log: cfg.Logger, urgent: make(chan struct{}, 1)}
 	v.reg = newRegistry(v)
 	v.obs = cfg.Observer
@@ -109,8 +113,9 @@ func setDefaults(cfg *Config) {
 // against that connection's limits. The caller owns the returned client
 // and must release it.
 func (v *Vat) Bootstrap(peer string) capnp.Client {
-	conn := &peerConn{addr: peer}
-	return capnp.Client(schema.Vault_ServerToClient(&vault{vat: v, peer: peer, conn: conn}))
+	conn := v.newPeerConn(peer)
+	srv := &vault{vat: v, peer: peer, conn: conn}
+	return guarded(schema.Vault_Methods(nil, srv), srv, v.log)
 }
 
 // now returns the vat's current time in UTC.

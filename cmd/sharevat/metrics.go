@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"sharevat"
+	"sharevat/rpc"
 	"sharevat/vat"
 )
 
@@ -28,6 +29,7 @@ type metrics struct {
 	revoked     prometheus.Counter
 	bumps       prometheus.Counter
 	caps        prometheus.Gauge
+	limits      *prometheus.CounterVec
 }
 
 var _ vat.Observer = (*metrics)(nil)
@@ -46,9 +48,10 @@ func newMetrics() *metrics {
 		revoked:     counter("revocations_total", "Grants revoked (a revoked subtree counts each grant)."),
 		bumps:       counter("epoch_bumps_total", "Epoch bumps."),
 		caps:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "sharevat_live_capabilities", Help: "Live capability objects handed out to peers."}),
+		limits:      counterVec("limit_hits_total", "Connections closed, connections refused and calls refused by a limit (README \"Limits\"), by limit.", "limit"),
 	}
 	m.reg.MustRegister(m.redeems, m.appends, m.ops, m.appendTime, m.commits, m.commitCalls, m.commitOps, m.commitTime,
-		m.revoked, m.bumps, m.caps, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.revoked, m.bumps, m.caps, m.limits, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
@@ -69,6 +72,15 @@ func (m *metrics) watchConns(conns func() int) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "sharevat_live_connections", Help: "Live RPC (WebSocket) connections.",
 	}, func() float64 { return float64(conns()) }))
+}
+
+// watchMemory exports the server-wide memory budget and its use.
+func (m *metrics) watchMemory(p *rpc.MemoryPool) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "sharevat_memory_budget_used_bytes", Help: "Bytes all connections hold against the server's memory budget.",
+	}, func() float64 { return float64(p.Used()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "sharevat_memory_budget_bytes", Help: "The server's memory budget for all connections (serve --memory-budget).",
+	}, func() float64 { return float64(p.Limit()) }))
 }
 
 // watchStore exports the data file's size in use (bolt.DB.Size).
@@ -106,6 +118,9 @@ func (m *metrics) Revoked(n int) { m.revoked.Add(float64(n)) }
 
 // EpochBumped implements vat.Observer.
 func (m *metrics) EpochBumped() { m.bumps.Inc() }
+
+// LimitHit implements vat.Observer; it is also the rpc handler's OnLimit.
+func (m *metrics) LimitHit(limit string) { m.limits.WithLabelValues(limit).Inc() }
 
 // Capabilities implements vat.Observer.
 func (m *metrics) Capabilities(delta int) { m.caps.Add(float64(delta)) }

@@ -31,6 +31,7 @@ type serveFlags struct {
 	logLevel string
 	debug    string
 	limits   sharevat.Limits
+	peers    peerLimits // serve_limits.go
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -46,6 +47,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.limits.MaxBatchBytes, "max-batch-bytes", d.MaxBatchBytes, "largest append, in bytes")
 	fs.IntVar(&f.limits.MaxOpIDLen, "max-op-id", d.MaxOpIDLen, "longest op id, in bytes")
 	f.limits.MaxKeyLen, f.limits.MaxDependsOn = d.MaxKeyLen, d.MaxDependsOn
+	f.peers.register(fs)
 }
 
 func runServe(ctx context.Context, env *Env, args []string) error {
@@ -103,9 +105,10 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	h := newHandler(v, f, log)
+	h := newHandler(v, f, m, log)
 	m.watchConns(h.Conns)
-	err = runServer(ctx, env, ln, h, routes{db: db, metrics: m.handler()}, log)
+	hosts, loopback := f.peers.hosts(ln.Addr().String())
+	err = runServer(ctx, env, ln, h, routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback}, log)
 	return errors.Join(err, closeVat(v))
 }
 
@@ -120,7 +123,7 @@ func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, obs vat.Obse
 	if err != nil {
 		return nil, err
 	}
-	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: obs})
+	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: obs, Quotas: f.peers.vatQuotas()})
 	if err != nil {
 		return nil, err
 	}
@@ -146,17 +149,20 @@ func ensureAdminToken(ctx context.Context, v *vat.Vat, dir string, log *slog.Log
 	return nil
 }
 
-func newHandler(v *vat.Vat, f *serveFlags, log *slog.Logger) *rpc.Handler {
+func newHandler(v *vat.Vat, f *serveFlags, m *metrics, log *slog.Logger) *rpc.Handler {
 	var origins []string
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
-	return rpc.NewHandler(rpc.HandlerOptions{
+	opts := rpc.HandlerOptions{
 		Bootstrap:      func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) },
 		ReadLimit:      int64(f.limits.MaxBatchBytes) + 1<<20,
 		AllowedOrigins: origins,
 		Logger:         log,
-	})
+	}
+	f.peers.handlerOptions(&opts, m.LimitHit)
+	m.watchMemory(opts.Pool)
+	return rpc.NewHandler(opts)
 }
 
 // closeVat ends the vat's subscriptions and saves last-use times.
@@ -169,8 +175,10 @@ func closeVat(v *vat.Vat) error {
 
 // routes are the plain HTTP endpoints beside /rpc.
 type routes struct {
-	db      *bolt.DB
-	metrics http.Handler
+	db       *bolt.DB
+	metrics  http.Handler
+	hosts    []string // Host names served (nil: any); see hostGuard
+	loopback bool     // loopback addresses are served too
 }
 
 // runServer serves /rpc, /healthz and /metrics on ln until ctx ends, then
@@ -180,7 +188,7 @@ func runServer(ctx context.Context, env *Env, ln net.Listener, h *rpc.Handler, r
 	mux.Handle("/rpc", h)
 	mux.HandleFunc("/healthz", healthz(r.db))
 	mux.Handle("/metrics", r.metrics)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: hostGuard(r.hosts, r.loopback, mux), ReadHeaderTimeout: 10 * time.Second}
 	url := "ws://" + ln.Addr().String() + "/rpc"
 	log.Info("serving", "url", url, "data", filepath.Dir(r.db.Path()))
 	fmt.Fprintf(env.Stderr, "sharevat: serving on %s\n", url)

@@ -1,0 +1,140 @@
+package rpc
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// sendQueue holds the frames Encode has accepted and not yet written, in
+// order, and writes them from a goroutine that runs only while the queue
+// is not empty (an idle connection costs no goroutine).
+//
+// Why a queue of our own: go-capnp hands every outgoing message to Encode
+// from one sender goroutine and keeps the rest in an unbounded queue of
+// its own. If Encode blocked on a peer that does not read, answers would
+// pile up there, out of sight of any budget. Here Encode returns at once
+// and every queued byte counts against the connection's budget, so a
+// peer that stops reading is closed (1008) instead of growing the vat.
+type sendQueue struct {
+	mu      sync.Mutex
+	frames  [][]byte
+	running bool
+	idle    chan struct{} // closed when the running writer empties the queue
+}
+
+// enqueue adds a frame; it reports whether a writer must be started.
+func (q *sendQueue) enqueue(b []byte) (start bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.frames = append(q.frames, b)
+	if q.running {
+		return false
+	}
+	q.running = true
+	q.idle = make(chan struct{})
+	return true
+}
+
+// next pops the oldest frame, or stops the writer when there is none.
+func (q *sendQueue) next() ([]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.frames) == 0 {
+		q.running = false
+		close(q.idle)
+		q.frames = nil // let a burst's backing array go
+		return nil, false
+	}
+	b := q.frames[0]
+	q.frames[0] = nil
+	q.frames = q.frames[1:]
+	return b, true
+}
+
+// idleChan returns a channel closed once the queue is empty.
+func (q *sendQueue) idleChan() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.running {
+		return closedChan
+	}
+	return q.idle
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// enqueueFrame queues b after charging it to the budget.
+func (c *Codec) enqueueFrame(b []byte) error {
+	if lerr := c.budget.charge(int64(len(b))); lerr != nil {
+		return c.limitExceeded(lerr)
+	}
+	if c.sendq.enqueue(b) {
+		go c.writeLoop()
+	}
+	return nil
+}
+
+// writeLoop writes queued frames until the queue is empty or the socket
+// fails; after a failure it drops what is left.
+func (c *Codec) writeLoop() {
+	defer c.recoverPanic("write", new(error))
+	for {
+		b, ok := c.sendq.next()
+		if !ok {
+			return
+		}
+		err := c.writeFrame(b)
+		c.budget.release(int64(len(b)))
+		if err != nil && !c.isDead() {
+			_ = c.fail(err)
+		}
+	}
+}
+
+func (c *Codec) writeFrame(b []byte) error {
+	if c.isDead() || c.isCloseSent() {
+		return nil // dropped: the connection is ending
+	}
+	if !c.lockWrite(c.opts.WriteTimeout) {
+		return c.writeUnavailable()
+	}
+	defer c.unlockWrite()
+	if c.isCloseSent() {
+		return nil
+	}
+	_ = c.ws.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
+	if err := c.ws.WriteMessage(websocket.BinaryMessage, b); err != nil {
+		return fmt.Errorf("sharevat: write: %w", err)
+	}
+	return nil
+}
+
+// flush waits until the queued frames are written, the socket dies, or d
+// passes.
+func (c *Codec) flush(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.sendq.idleChan():
+	case <-c.dead:
+	case <-t.C:
+	}
+}
+
+// limitExceeded reports a limit to OnLimit, closes the connection with the
+// limit's code and reason (waiting at most a second for the write lock:
+// a peer over its budget is often one that does not read) and returns
+// the error Encode or Decode reports.
+func (c *Codec) limitExceeded(lerr *limitError) error {
+	c.opts.OnLimit(lerr.limit)
+	ce := &CloseError{Code: lerr.code, Reason: truncateReason(lerr.reason)}
+	c.setEnd(fmt.Errorf("sharevat: closing the connection: %w", ce))
+	c.sendCloseWithin(ce.Code, ce.Reason, time.Second)
+	if c.opts.Logger != nil {
+		c.opts.Logger.Info("sharevat/rpc: limit exceeded, closing the connection", "limit", lerr.limit, "reason", lerr.reason)
+	}
+	return ce
+}
