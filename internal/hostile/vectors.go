@@ -348,11 +348,15 @@ func FragmentHold(ctx context.Context, url string, conns, size, fragment int, ho
 			setDeadline(ctx, c)
 			n := holdFragments(ctx, c, size, fragment)
 			written.Add(int64(n))
-			select {
-			case <-c.Done():
-				r.ended(c, c.Wait(0))
-			default:
-				r.ended(c, End{Open: true})
+			if ctx.Err() != nil {
+				r.ended(c, c.Wait(0)) // held to the end: open, unless closed just now
+				return
+			}
+			// Stopped early (a failed write): the close frame, if any,
+			// is on its way.
+			r.ended(c, c.Wait(DrainFor))
+			if err := c.WriteErr(); err != nil {
+				r.fail(fmt.Errorf("write: %w", err))
 			}
 		})
 	}
