@@ -29,6 +29,17 @@
 // safe for concurrent use, but Next and Ack assume one flusher at a time
 // (client.Outbox serialises them). Files never hold a token.
 //
+// # Damaged files
+//
+// A new outbox file appears at its path only once bbolt has written its
+// first pages (store/internal/boltutil.Open), so an outbox is never
+// legitimately empty: Open refuses a 0-byte file, and one that fails the
+// structural check (cut short, damaged pages), with one line naming the
+// file ("the outbox file <path> is damaged: …; restore it from a
+// backup"), and leaves it untouched. A damaged page met later fails that
+// call with an error naming the file, never a panic. A write that fails
+// for want of space is EUnavailable.
+//
 // # On-disk layout, format version 1
 //
 // Integers are big-endian. Records are JSON (see record.go), times in
