@@ -32,8 +32,17 @@ check-generate: generate ## fail if the committed generated code is stale
 stress: ## run the rpc and vat tests many times
 	$(GO) test -race -count=20 ./rpc/ ./vat/
 
-fuzz: ## fuzz token parsing for a short budget
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sturdyref/
+# Every fuzz target of the repo, as package:Target; `make fuzz` runs each
+# for FUZZTIME (its seed corpus, testdata/fuzz/<Target>, runs in every
+# `go test`). Add a new target here.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := sturdyref:FuzzParse rpc:FuzzDecode wire:FuzzReadBatch cmd/sharevat:FuzzParseOps
+
+fuzz: ## run every fuzz target for FUZZTIME each (default 10s)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $${t##*:} in ./$${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) ./$${t%%:*}/; \
+	done
 
 bench: ## Go benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
