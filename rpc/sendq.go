@@ -124,17 +124,32 @@ func (c *Codec) flush(d time.Duration) {
 	}
 }
 
-// limitExceeded reports a limit to OnLimit, closes the connection with the
-// limit's code and reason (waiting at most a second for the write lock:
-// a peer over its budget is often one that does not read) and returns
-// the error Encode or Decode reports.
+// limitExceeded reports a limit to OnLimit, sends the limit's close code
+// and reason (waiting at most a second for the write lock: a peer over
+// its budget is often one that does not read), ends the connection and
+// returns the error Encode or Decode reports.
 func (c *Codec) limitExceeded(lerr *limitError) error {
 	c.opts.OnLimit(lerr.limit)
 	ce := &CloseError{Code: lerr.code, Reason: truncateReason(lerr.reason)}
 	c.setEnd(fmt.Errorf("sharevat: closing the connection: %w", ce))
+	// go-capnp does not end a connection when a Return cannot be sent:
+	// stop reading now, so its receive loop ends and it shuts down,
+	// cancelling the peer's calls in flight, which would otherwise go on
+	// building answers no one will receive. First: sending the close
+	// frame may wait for a writer blocked on the peer.
+	c.stopReading()
 	c.sendCloseWithin(ce.Code, ce.Reason, time.Second)
 	if c.opts.Logger != nil {
 		c.opts.Logger.Info("sharevat/rpc: limit exceeded, closing the connection", "limit", lerr.limit, "reason", lerr.reason)
 	}
 	return ce
+}
+
+// stopReading marks the codec closing and makes a read in progress return
+// at once (the peer's close frame is not awaited).
+func (c *Codec) stopReading() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closing = true
+	_ = c.ws.SetReadDeadline(time.Now())
 }

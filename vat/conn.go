@@ -30,6 +30,9 @@ func (v *Vat) newPeerConn(addr string) *peerConn {
 // has built and not yet handed to the transport are bounded, however many
 // reads it pipelines. The returned func frees the slot.
 func (c *peerConn) startRead(ctx context.Context) (func(), error) {
+	if ctx.Err() != nil { // the connection is gone: build nothing for it
+		return nil, context.Cause(ctx)
+	}
 	select {
 	case c.reads <- struct{}{}:
 		return func() { <-c.reads }, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sharevat"
 	"sharevat/schema"
 	"sharevat/vat"
 )
@@ -20,7 +21,11 @@ func TestConnPushWindow(t *testing.T) {
 	const subs, n, bodySize = 8, 16, 100 << 10
 	const connWindow = 1 << 20
 	body := `{"pad":"` + strings.Repeat("x", bodySize-10) + `"}`
-	tv := MustServeConfig(t, nil, func(c *vat.Config) { c.Quotas.ConnPushWindow = connWindow })
+	tv := MustServeConfig(t, nil, func(c *vat.Config) {
+		c.Quotas.ConnPushWindow = connWindow
+		c.Limits = sharevat.DefaultLimits()
+		c.Limits.MaxBodyBytes = 2 * bodySize // a push is sized for the largest op before it is read
+	})
 	owner := tv.MustCreate(t, "window")
 	appendN(t, tv.MustRestore(t, owner), "backlog", n, 4, body)
 

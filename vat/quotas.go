@@ -74,3 +74,10 @@ func (q Quotas) withDefaults(l sharevat.Limits) Quotas {
 	}
 	return q
 }
+
+// maxPush is the room a subscription takes before it reads a push: enough
+// for the largest op the limits admit, or a full push of small ones.
+func (v *Vat) maxPush() int64 {
+	l := v.cfg.Limits
+	return int64(max(pushBudget, l.MaxBodyBytes+l.MaxKeyLen+2*l.MaxOpIDLen+1024))
+}

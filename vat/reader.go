@@ -50,6 +50,9 @@ func (v *Vat) readPage(ctx context.Context, share sharevat.ShareID, from shareva
 	var out []sharevat.Entry
 	var head sharevat.Cursor
 	for budget := v.cfg.ReadBudget; len(out) < limit && budget > 0; {
+		if ctx.Err() != nil {
+			return nil, 0, context.Cause(ctx)
+		}
 		chunk, h, err := v.store.Read(ctx, share, from, min(readChunk, limit-len(out)))
 		if err != nil {
 			return nil, 0, err

@@ -175,19 +175,21 @@ func (s *subscription) why(err error) error {
 	return err
 }
 
-// read takes room for the next push from the connection's gate, reads
-// it, and keeps only the room it needs. A push larger than the room taken
-// (one op over pushBudget) is dropped, its room given back, the room it
-// needs taken, and the push read again: no subscription holds data or
-// room while it waits for the gate.
+// read takes room for the largest push it could read (maxPush) from the
+// connection's gate, reads the push, and keeps only the room it needs. So
+// a subscription never holds data the gate has not admitted: a thousand
+// subscriptions of one connection on a log of huge ops read them a few at
+// a time. A push larger still (an op stored under larger limits) is
+// dropped, its room given back, the room it needs taken, and read again:
+// no subscription waits for the gate while it holds data or room.
 func (s *subscription) read() ([]sharevat.Entry, sharevat.Cursor, error) {
 	gate := s.f.conn.push
-	held, err := gate.acquire(s.ctx, pushBudget)
+	held, err := gate.acquire(s.ctx, s.f.vat.maxPush())
 	if err != nil {
 		return nil, 0, err
 	}
 	s.held = held
-	entries, head, err := s.f.vat.readPush(s.ctx, s.f.share(), s.last, int(s.held))
+	entries, head, err := s.f.vat.readPush(s.ctx, s.f.share(), s.last, int(min(s.held, pushBudget)))
 	if err != nil {
 		return nil, 0, err
 	}
