@@ -131,10 +131,11 @@ func (t *benchTarget) start(ctx context.Context, f *benchFlags) error {
 	return nil
 }
 
-// childArgs are the serve flags: loopback, quiet, limits that fit the
-// largest batch the bench may send.
+// childArgs are the serve flags: loopback, quiet, no per-address cap,
+// limits that fit the largest batch the bench may send.
 func childArgs(f *benchFlags, data string) []string {
-	args := []string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "warn"}
+	// Every bench connection comes from 127.0.0.1: no per-address cap.
+	args := []string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "warn", "--max-conns-per-ip", "0"}
 	d := sharevat.DefaultLimits()
 	if f.body > d.MaxBodyBytes {
 		args = append(args, "--max-body-bytes", strconv.Itoa(f.body))

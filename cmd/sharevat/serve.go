@@ -60,6 +60,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := f.limits.Validate(); err != nil {
 		return usagef("%s", sharevat.ErrorMessage(err))
 	}
+	if err := f.peers.validate(readLimit(f.limits)); err != nil {
+		return err
+	}
 	logger, err := newLogger(env, f.logLevel)
 	if err != nil {
 		return err
@@ -123,7 +126,8 @@ func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, obs vat.Obse
 	if err != nil {
 		return nil, err
 	}
-	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: obs, Quotas: f.peers.vatQuotas()})
+	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: obs,
+		Quotas: f.peers.vatQuotas(), MaxChildGrants: f.peers.maxChildGrants})
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +160,7 @@ func newHandler(v *vat.Vat, f *serveFlags, m *metrics, log *slog.Logger) *rpc.Ha
 	}
 	opts := rpc.HandlerOptions{
 		Bootstrap:      func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) },
-		ReadLimit:      int64(f.limits.MaxBatchBytes) + 1<<20,
+		ReadLimit:      readLimit(f.limits),
 		AllowedOrigins: origins,
 		Logger:         log,
 	}
@@ -164,6 +168,10 @@ func newHandler(v *vat.Vat, f *serveFlags, m *metrics, log *slog.Logger) *rpc.Ha
 	m.watchMemory(opts.Pool)
 	return rpc.NewHandler(opts)
 }
+
+// readLimit is the largest message the transport accepts: the largest
+// append and room for its framing.
+func readLimit(l sharevat.Limits) int64 { return int64(l.MaxBatchBytes) + 1<<20 }
 
 // closeVat ends the vat's subscriptions and saves last-use times.
 func closeVat(v *vat.Vat) error {

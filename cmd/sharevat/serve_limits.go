@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"net"
 	"strings"
 	"syscall"
@@ -26,6 +27,7 @@ type peerLimits struct {
 	subWindow         byteSize
 	connPushWindow    byteSize
 	allowedHosts      string
+	maxChildGrants    int
 }
 
 // Defaults that are serve's own (the others are the packages').
@@ -40,7 +42,7 @@ const (
 func (l *peerLimits) register(fs *flag.FlagSet) {
 	l.connMemory, l.memoryBudget = rpc.DefaultConnMemory, defaultMemoryBudget
 	l.subWindow, l.connPushWindow = vat.PushWindow, vat.ConnPushWindow
-	fs.IntVar(&l.maxConns, "max-conns", defaultMaxConns(), "most connections at once (default: the file limit less 64)")
+	fs.IntVar(&l.maxConns, "max-conns", defaultMaxConns(), "most connections at once; the default is the process's file limit less 64")
 	fs.IntVar(&l.maxConnsPerIP, "max-conns-per-ip", defaultMaxConnsPerIP, "most connections from one IP address (0: no limit)")
 	fs.Var(&l.connMemory, "conn-memory", "memory budget of one connection: what the vat holds for it (e.g. 64MiB)")
 	fs.Var(&l.memoryBudget, "memory-budget", "memory budget of all connections together (e.g. 1GiB)")
@@ -53,7 +55,33 @@ func (l *peerLimits) register(fs *flag.FlagSet) {
 	fs.IntVar(&l.quotas.MaxGrantSubscriptions, "max-subscriptions-per-grant", vat.MaxGrantSubscriptions, "most live subscriptions made with one token")
 	fs.Var(&l.subWindow, "subscription-window", "bytes one subscription may have pushed and not acknowledged")
 	fs.Var(&l.connPushWindow, "conn-push-window", "bytes all of one connection's subscriptions may have read and not had acknowledged")
+	fs.IntVar(&l.maxChildGrants, "max-grants-per-grant", vat.DefaultMaxChildGrants, "most live grants one grant may have minted directly")
 	fs.StringVar(&l.allowedHosts, "allowed-hosts", "", "comma-separated Host names HTTP requests may carry (default: any, or only loopback names when listening on loopback)")
+}
+
+// validate refuses settings no server can work with; readLimit is the
+// largest message the server accepts.
+func (l *peerLimits) validate(readLimit int64) error {
+	for _, c := range []struct {
+		ok   bool
+		what string
+	}{
+		{l.maxConns >= 1, "--max-conns must be at least 1"},
+		{l.maxConnsPerIP >= 0, "--max-conns-per-ip must not be negative (0: no limit)"},
+		{int64(l.connMemory) >= readLimit+1<<20, fmt.Sprintf("--conn-memory must be at least %s: the largest message (%s) and room to answer it", formatBytes(readLimit+1<<20), formatBytes(readLimit))},
+		{l.memoryBudget >= l.connMemory, "--memory-budget must be at least --conn-memory"},
+		{l.maxInflight >= 1, "--max-inflight must be at least 1"},
+		{l.maxCapsPerMessage >= 1, "--max-caps-per-message must be at least 1"},
+		{l.assembleTimeout >= 100*time.Millisecond, "--assemble-timeout must be at least 100ms"},
+		{min(l.quotas.MaxSubscriptions, l.quotas.MaxConnSubscriptions, l.quotas.MaxShareSubscriptions, l.quotas.MaxGrantSubscriptions) >= 1, "subscription limits must be at least 1"},
+		{l.subWindow >= 64<<10 && l.connPushWindow >= 64<<10, "--subscription-window and --conn-push-window must be at least 64KiB"},
+		{l.maxChildGrants >= 1 && l.maxChildGrants <= 1_000_000, "--max-grants-per-grant must be 1 to 1000000"},
+	} {
+		if !c.ok {
+			return usagef("%s", c.what)
+		}
+	}
+	return nil
 }
 
 // defaultMaxConns is the process's file limit (Go raises the soft limit
