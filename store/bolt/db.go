@@ -107,15 +107,27 @@ func boltOptions(opts Options) bbolt.Options {
 	}
 }
 
-// initBuckets creates the top-level buckets and checks the format version.
+// dataFormat is the data file's format: 2 added the grant index
+// (grant_children). A build that reads only format 1 refuses a format-2
+// file, so no older build can mint grants the index would miss.
+const dataFormat = 2
+
+// initBuckets creates the top-level buckets, upgrades a format-1 file
+// (building its grant index) and checks the format version.
 func initBuckets(tx *bbolt.Tx) error {
 	for _, name := range topBuckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return err
 		}
 	}
+	if _, err := grantIndex(tx); err != nil { // built from the grants when missing
+		return err
+	}
 	meta := tx.Bucket(bucketMeta)
-	return boltutil.CheckFormat(meta, keyFormat, formatVersion, "data")
+	if v := meta.Get(keyFormat); len(v) == 1 && v[0] == 1 {
+		return meta.Put(keyFormat, []byte{dataFormat})
+	}
+	return boltutil.CheckFormat(meta, keyFormat, dataFormat, "data")
 }
 
 // Path returns the data file's path.

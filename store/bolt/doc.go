@@ -68,7 +68,9 @@
 //
 // Top-level buckets:
 //
-//	sharevat        "format" → 1 byte, the format version (1).
+//	sharevat        "format" → 1 byte, the file's format (2; a format-1
+//	                file, which had no grant_children, is upgraded at
+//	                open by building that index).
 //	shares          share id → 0x01 ‖ JSON shareRecord
 //	                {id, meta{title, projectId, directory, version,
 //	                status, createdAt, updatedAt}, epoch, head, deleted,
@@ -82,6 +84,11 @@
 //	share_grants    uvarint len(share id) ‖ share id ‖ grant id → empty.
 //	                Index for Grants(share); admin grants have the empty
 //	                share id, so their prefix is the single byte 0x00.
+//	grant_children  uvarint len(parent id) ‖ parent id ‖ child id →
+//	                1 byte version (1) ‖ 1 byte flags (bit 0 = revoked) ‖
+//	                8-byte expiresAt (Unix ns; 0: never). Every grant with
+//	                a parent; Subtree walks it and the mint quota counts
+//	                a parent's live children from it.
 //	audit           8-byte seq → 0x01 ‖ JSON auditRecord {seq, at, action,
 //	                share, grant, parent, scope (number), epoch, peer,
 //	                result}. seq comes from the bucket's NextSequence.

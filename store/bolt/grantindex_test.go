@@ -14,9 +14,10 @@ import (
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // oldFormatFile writes a data file as a build without the grant index
-// left it: share s with s-owner → a → {a1 (revoked), a2 (expired at
+// left it (format 1): share s with s-owner → a → {a1 (revoked), a2 (expired at
 // t0+1h), a3}, s-owner → b, and share t with t-owner → x; then it drops
-// the grant_children bucket, the only difference between the formats.
+// the grant_children bucket and sets the format byte back to 1, the only
+// differences between the formats.
 func oldFormatFile(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
@@ -32,9 +33,33 @@ func oldFormatFile(t *testing.T) string {
 		must(t, db.CreateGrant(t.Context(), g))
 	}
 	must(t, db.RevokeGrants(t.Context(), []sharevat.GrantID{"a1"}, t0.Add(time.Minute)))
-	must(t, db.bdb.Update(func(tx *bbolt.Tx) error { return tx.DeleteBucket(bucketGrantChildren) }))
+	must(t, db.bdb.Update(func(tx *bbolt.Tx) error {
+		if err := tx.Bucket(bucketMeta).Put(keyFormat, []byte{1}); err != nil {
+			return err
+		}
+		return tx.DeleteBucket(bucketGrantChildren)
+	}))
 	must(t, db.Close())
 	return path
+}
+
+// TestOldFileUpgrade: opening a format-1 file builds its grant index and
+// marks it format 2, which a build that reads only format 1 refuses.
+func TestOldFileUpgrade(t *testing.T) {
+	path := oldFormatFile(t)
+	db := mustOpen(t, path)
+	var format []byte
+	must(t, db.bdb.View(func(tx *bbolt.Tx) error {
+		format = append(format, tx.Bucket(bucketMeta).Get(keyFormat)...)
+		if tx.Bucket(bucketGrantChildren) == nil {
+			t.Error("no grant index after open")
+		}
+		return nil
+	}))
+	if len(format) != 1 || format[0] != dataFormat {
+		t.Errorf("format after open = %v, want [%d]", format, dataFormat)
+	}
+	checkIndex(t, db, oldIndex())
 }
 
 // kid is grant id of share s minted from parent, n seconds after t0.
