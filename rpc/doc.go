@@ -35,6 +35,11 @@
 //	1003  "sharevat: text frames are not supported; send one Cap'n Proto message per binary frame"
 //	1007  "sharevat: malformed Cap'n Proto message"
 //	1008  "sharevat: more than 1024 calls in flight"     (the configured MaxInflightCalls)
+//	1008  "sharevat: connection memory budget of 67108864 bytes exceeded"
+//	1008  "sharevat: 580000 capabilities in one message (limit 64)"
+//	1008  "sharevat: message not complete within 30s of its first frame"
+//	1008  "sharevat: call pipelined on question 1 at a field that holds no capability"
+//	1013  "sharevat: server memory budget exhausted; try again later"
 //	1009  "sharevat: frame larger than 16777216 bytes"   (the configured ReadLimit)
 //	1011  "sharevat: internal error"           a recovered panic in this package
 //	                                           or in HandlerOptions.Bootstrap
@@ -51,8 +56,8 @@
 // handshake is bounded by 30s in any case.
 //
 // The HTTP side answers before upgrading: 426 to a request that is not a
-// WebSocket upgrade, 403 to a disallowed Origin, 503 when MaxConns is
-// reached or the Handler is closed.
+// WebSocket upgrade, 403 to a disallowed Origin, 503 when MaxConns or
+// MaxConnsPerIP is reached or the Handler is closed.
 //
 // # Keepalive
 //
@@ -63,19 +68,44 @@
 //
 // # Limits
 //
-// Per connection, the server caps the calls the client has in flight:
-// a call counts from the moment its Call message is read until the Return
-// for it is written (Codec tracks question ids; Bootstrap questions do not
-// count; a Return stuck behind a client that stops reading still counts). go-capnp has no quota of its own — each call it reads takes a
-// goroutine or waits, message and all, in its target's unbounded queue —
-// and the transport cannot fail a single call, so the call one over
-// HandlerOptions.MaxInflightCalls (default 1024) closes that connection
-// with 1008 and nothing else. A well-behaved client waits for answers long
-// before it has a thousand calls outstanding; one that pipelines thousands
-// without waiting is misbehaving. A Dial client does not limit the calls
-// its server makes (those are pushes, bounded by flow control). Frame size
-// (ReadLimit) and the number of connections (MaxConns) are capped too;
-// capabilities held per connection are capped by package vat.
+// No sequence of bytes from a peer may crash the process or grow its
+// memory without bound. Per connection (budget.go, questions.go):
+//
+//   - Calls in flight: a Call or Bootstrap counts from the moment it is
+//     read until our Return for it is written. go-capnp has no quota of
+//     its own and the transport cannot fail a single call, so the call
+//     one over MaxInflightCalls (default 1024) closes the connection with
+//     1008.
+//   - A memory budget in bytes (ConnMemory, default 64 MiB) covers what
+//     the vat holds for the peer: the message being read (charged from
+//     its segment table before the rest is read), each call's message
+//     plus 3 KiB while it runs, each Return plus 3 KiB until the peer's
+//     Finish (go-capnp keeps answers until then), frames queued for
+//     sending, and our own calls to the peer (subscription pushes) until
+//     its Return. Exceeding it closes the connection with 1008; a
+//     server-wide MemoryPool, which every connection also draws from,
+//     closes the connection that would exhaust it with 1013.
+//   - Encode never blocks on a slow peer: frames wait in a queue of ours
+//     (sendq.go), counted in the budget, so a peer that stops reading is
+//     closed instead of filling go-capnp's unbounded send queue.
+//   - At most MaxCapsPerMessage (default 64) capability descriptors per
+//     incoming message; one message must arrive within AssembleTimeout
+//     (default 30s) of its first frame, pings between frames or not.
+//   - A call pipelined on one of the peer's questions must name, through
+//     its transform, a capability field of that question's results
+//     (HandlerOptions.PipelineTargets, fed from the schema), or, for a
+//     Bootstrap question, the bootstrap capability itself. go-capnp
+//     v3.1.0-alpha.2 crashes the process when it delivers a call to a
+//     field that holds no capability, so such a call closes the
+//     connection with 1008 before go-capnp sees it.
+//
+// Over a limit the connection stops reading at once (so go-capnp shuts it
+// down and cancels the peer's calls in flight), sends its close frame if
+// the write side is free within a second, and closes. Per server: MaxConns
+// and MaxConnsPerIP refuse the upgrade with 503. Each limit that closes or
+// refuses a connection is reported to HandlerOptions.OnLimit by name
+// (the Limit* constants). Capabilities and subscriptions held per
+// connection are capped by package vat.
 //
 // # Concurrency
 //

@@ -30,7 +30,23 @@
 // appender, reader) answers tooLarge ("this connection holds N
 // capabilities; release some"), and a release frees the slot once
 // go-capnp shuts the object down. go-capnp has no such quota, and each
-// live object costs a goroutine. Subscriptions have their own limits
-// (MaxSubscriptions, MaxConnSubscriptions); calls in flight per
-// connection are capped by package rpc.
+// live object costs a goroutine. Subscriptions are limited per server,
+// connection, share and grant (Config.Quotas): a subscribe over any answers
+// tooLarge. A connection's subscriptions share Quotas.ConnPushWindow bytes
+// for pushes read and not yet answered, taken before a push is read, so a
+// subscriber that never answers makes the vat hold at most that; at most
+// Quotas.MaxConnReads read or snapshot answers are built at once per
+// connection. A grant may have at most Config.MaxChildGrants live grants
+// minted from it. Calls in flight and the memory a connection holds are
+// capped by package rpc.
+//
+// # Guarded capabilities
+//
+// Every capability is served through guard.go's hook, because go-capnp
+// v3.1.0-alpha.2 dereferences a nil PipelineCaller, on a goroutine of its
+// own, when a call queued on a pending answer cannot be delivered. Unknown
+// methods are answered unimplemented; no PipelineCaller below our objects
+// is ever nil; no successful answer carries a null capability in a
+// capability field. With the transport's check of pipeline targets
+// (package rpc), no sequence of messages can end the process that way.
 package vat
