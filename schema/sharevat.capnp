@@ -8,7 +8,7 @@
 #   - Errors travel as Cap'n Proto exceptions whose reason is
 #     "<code>: <message>", with a code from DESIGN.md §9 (unauthorized,
 #     permissionDenied, revoked, invalid, conflict, notFound, tooLarge,
-#     unavailable, internal).
+#     unavailable, internal, corrupt).
 @0xeef594388b6114fc;
 
 using Go = import "/go.capnp";
