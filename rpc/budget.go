@@ -108,13 +108,6 @@ func (b *connBudget) close() {
 	b.used, b.closed = 0, true
 }
 
-// inUse returns the bytes counted now.
-func (b *connBudget) inUse() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used
-}
-
 // take counts n more bytes against the pool unless that would pass its
 // limit.
 func (p *MemoryPool) take(n int64) bool {

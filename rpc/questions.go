@@ -289,13 +289,6 @@ func (t *tracker) called(id uint32, size int) *limitError {
 	return nil
 }
 
-// inflight returns the peer's calls not yet answered (for tests).
-func (t *tracker) inflight() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.calls
-}
-
 func reasonTooManyCalls(max int) string {
 	return fmt.Sprintf("sharevat: more than %d calls in flight", max)
 }

@@ -54,9 +54,3 @@ func (g *byteGate) release(n int64) {
 	g.freed = make(chan struct{})
 }
 
-// inUse returns the bytes taken now.
-func (g *byteGate) inUse() int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.used
-}
