@@ -53,4 +53,3 @@ func (g *byteGate) release(n int64) {
 	close(g.freed)
 	g.freed = make(chan struct{})
 }
-
