@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -22,15 +23,28 @@ const (
 	LimitConnsPerIP     = "conns_per_ip"     // connections from one remote address
 )
 
+// evictWait bounds how long a charge waits for the connection the pool
+// evicted to give its bytes back.
+const evictWait = 2 * time.Second
+
 // MemoryPool is a server-wide memory budget in bytes, shared by every
-// connection of one or more Handlers.
+// connection of one or more Handlers. When a charge would exhaust it, the
+// connection holding the most (if it holds more than the one asking) is
+// closed with 1013 and the charge waits for its bytes; so a peer that
+// hoards memory is the one cut off, not the next peer that needs a little.
 type MemoryPool struct {
 	limit int64
 	used  atomic.Int64
+
+	mu      sync.Mutex
+	members map[*connBudget]struct{}
+	freed   chan struct{} // closed and replaced whenever bytes come back
 }
 
 // NewMemoryPool returns a pool of limit bytes; limit <= 0: unlimited.
-func NewMemoryPool(limit int64) *MemoryPool { return &MemoryPool{limit: limit} }
+func NewMemoryPool(limit int64) *MemoryPool {
+	return &MemoryPool{limit: limit, members: make(map[*connBudget]struct{}), freed: make(chan struct{})}
+}
 
 // Used returns the bytes currently counted against the pool.
 func (p *MemoryPool) Used() int64 { return p.used.Load() }
@@ -38,17 +52,100 @@ func (p *MemoryPool) Used() int64 { return p.used.Load() }
 // Limit returns the pool's size (<= 0: unlimited).
 func (p *MemoryPool) Limit() int64 { return p.limit }
 
+// take counts n more bytes unless that would pass the limit.
+func (p *MemoryPool) take(n int64) bool {
+	if used := p.used.Add(n); p.limit > 0 && used > p.limit {
+		p.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+// give returns n bytes and wakes charges waiting for room.
+func (p *MemoryPool) give(n int64) {
+	if n <= 0 {
+		return
+	}
+	p.used.Add(-n)
+	p.mu.Lock()
+	close(p.freed)
+	p.freed = make(chan struct{})
+	p.mu.Unlock()
+}
+
+func (p *MemoryPool) join(b *connBudget) {
+	p.mu.Lock()
+	p.members[b] = struct{}{}
+	p.mu.Unlock()
+}
+
+func (p *MemoryPool) leave(b *connBudget) {
+	p.mu.Lock()
+	delete(p.members, b)
+	p.mu.Unlock()
+}
+
+// makeRoom takes n bytes for b once the pool has room, evicting the
+// member that holds the most while it holds more than b would; it gives
+// up after evictWait, or at once when b itself holds the most.
+func (p *MemoryPool) makeRoom(b *connBudget, n int64) bool {
+	deadline := time.NewTimer(evictWait)
+	defer deadline.Stop()
+	for {
+		p.mu.Lock()
+		freed := p.freed
+		victim := p.largest(b.pooledBytes() + n)
+		p.mu.Unlock()
+		if victim == nil {
+			return p.take(n)
+		}
+		victim.evict()
+		select {
+		case <-freed:
+		case <-deadline.C:
+			return p.take(n)
+		}
+		if p.take(n) {
+			return true
+		}
+	}
+}
+
+// largest returns the member holding the most, if it holds more than
+// than; p.mu is held.
+func (p *MemoryPool) largest(than int64) *connBudget {
+	var top *connBudget
+	most := than
+	for m := range p.members {
+		if n := m.pooledBytes(); n > most {
+			top, most = m, n
+		}
+	}
+	return top
+}
+
 // connBudget counts the bytes one connection holds, against its own limit
 // and its pool's. Charges that would pass either limit are refused and
 // leave the counts unchanged. Once closed (the connection ended and gave
 // everything back) it refuses charges and ignores releases.
 type connBudget struct {
-	limit int64 // <= 0: unlimited
-	pool  *MemoryPool
+	limit   int64 // <= 0: unlimited
+	pool    *MemoryPool
+	onEvict func() // closes the connection when the pool evicts it
 
-	mu     sync.Mutex
-	used   int64
-	closed bool
+	mu      sync.Mutex
+	used    int64 // counted against limit
+	pooled  int64 // of which taken from the pool
+	closed  bool
+	evicted bool
+}
+
+func newConnBudget(limit int64, pool *MemoryPool, onEvict func()) *connBudget {
+	b := &connBudget{limit: limit, pool: pool, onEvict: onEvict}
+	if pool != nil {
+		pool.join(b)
+	}
+	return b
 }
 
 // budgetError is a refused charge: the limit's name, the close code and
@@ -61,12 +158,40 @@ type budgetError struct {
 
 func (e *budgetError) Error() string { return e.reason }
 
-var errBudgetClosed = &budgetError{LimitConnMemory, websocket.CloseNormalClosure, "sharevat: connection closed"}
+var (
+	errBudgetClosed = &budgetError{LimitConnMemory, websocket.CloseNormalClosure, "sharevat: connection closed"}
+	errServerMemory = &budgetError{LimitServerMemory, websocket.CloseTryAgainLater,
+		"sharevat: server memory budget exhausted; try again later"}
+	errEvicted = &budgetError{LimitServerMemory, websocket.CloseTryAgainLater,
+		"sharevat: server memory budget exhausted and this connection holds the most; try again later"}
+)
 
 func (b *connBudget) charge(n int64) *budgetError {
 	if n <= 0 {
 		return nil
 	}
+	if err := b.reserve(n); err != nil {
+		return err
+	}
+	if b.pool == nil {
+		return nil
+	}
+	if !b.pool.take(n) && !b.pool.makeRoom(b, n) {
+		b.unreserve(n)
+		return errServerMemory
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		b.pool.give(n)
+		return errBudgetClosed
+	}
+	b.pooled += n
+	return nil
+}
+
+// reserve counts n against the connection's own limit.
+func (b *connBudget) reserve(n int64) *budgetError {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -75,12 +200,17 @@ func (b *connBudget) charge(n int64) *budgetError {
 	case b.limit > 0 && b.used+n > b.limit:
 		return &budgetError{LimitConnMemory, websocket.ClosePolicyViolation,
 			fmt.Sprintf("sharevat: connection memory budget of %d bytes exceeded", b.limit)}
-	case b.pool != nil && !b.pool.take(n):
-		return &budgetError{LimitServerMemory, websocket.CloseTryAgainLater,
-			"sharevat: server memory budget exhausted; try again later"}
 	}
 	b.used += n
 	return nil
+}
+
+func (b *connBudget) unreserve(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.used -= n
+	}
 }
 
 func (b *connBudget) release(n int64) {
@@ -88,32 +218,45 @@ func (b *connBudget) release(n int64) {
 		return
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.closed {
+		b.mu.Unlock()
 		return
 	}
 	b.used -= n
 	if b.pool != nil {
-		b.pool.used.Add(-n)
+		b.pooled -= n
+	}
+	b.mu.Unlock()
+	if b.pool != nil {
+		b.pool.give(n)
 	}
 }
 
 // close returns everything still counted, when the connection ends.
 func (b *connBudget) close() {
 	b.mu.Lock()
-	defer b.mu.Unlock()
+	pooled := b.pooled
+	b.used, b.pooled, b.closed = 0, 0, true
+	b.mu.Unlock()
 	if b.pool != nil {
-		b.pool.used.Add(-b.used)
+		b.pool.leave(b)
+		b.pool.give(pooled)
 	}
-	b.used, b.closed = 0, true
 }
 
-// take counts n more bytes against the pool unless that would pass its
-// limit.
-func (p *MemoryPool) take(n int64) bool {
-	if used := p.used.Add(n); p.limit > 0 && used > p.limit {
-		p.used.Add(-n)
-		return false
+func (b *connBudget) pooledBytes() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pooled
+}
+
+// evict closes the connection, once, on the pool's behalf.
+func (b *connBudget) evict() {
+	b.mu.Lock()
+	first := !b.evicted && !b.closed
+	b.evicted = true
+	b.mu.Unlock()
+	if first && b.onEvict != nil {
+		go b.onEvict()
 	}
-	return true
 }

@@ -77,7 +77,7 @@ func NewCodec(ws *websocket.Conn, opts CodecOptions) *Codec {
 		wsem: make(chan struct{}, 1),
 		dead: make(chan struct{}),
 	}
-	c.budget = &connBudget{limit: max(c.opts.ConnMemory, 0), pool: c.opts.Pool}
+	c.budget = newConnBudget(max(c.opts.ConnMemory, 0), c.opts.Pool, func() { _ = c.limitExceeded(errEvicted) })
 	c.track = newTracker(&c.opts, c.budget)
 	ws.SetCloseHandler(c.onClose)
 	ws.SetPingHandler(c.onPing)

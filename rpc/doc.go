@@ -82,9 +82,12 @@
 //     plus 3 KiB while it runs, each Return plus 3 KiB until the peer's
 //     Finish (go-capnp keeps answers until then), frames queued for
 //     sending, and our own calls to the peer (subscription pushes) until
-//     its Return. Exceeding it closes the connection with 1008; a
+//     its Return; the application adds what it builds for the peer
+//     through Peer.Meter. Exceeding it closes the connection with 1008. A
 //     server-wide MemoryPool, which every connection also draws from,
-//     closes the connection that would exhaust it with 1013.
+//     closes the connection holding the most (1013) when a charge would
+//     exhaust it, and the charge waits for its bytes; a connection that
+//     itself holds the most is the one refused.
 //   - Encode never blocks on a slow peer: frames wait in a queue of ours
 //     (sendq.go), counted in the budget, so a peer that stops reading is
 //     closed instead of filling go-capnp's unbounded send queue.

@@ -21,7 +21,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := CodecOptions{ReadLimit: 1 << 20, ConnMemory: 1 << 20, MaxCapsPerMessage: 4,
 			PipelineTargets: func(uint64, uint16, []uint16) (bool, bool) { return true, false }}.withDefaults()
-		c := &Codec{opts: opts, budget: &connBudget{limit: opts.ConnMemory}}
+		c := &Codec{opts: opts, budget: newConnBudget(opts.ConnMemory, nil, nil)}
 		c.track = newTracker(&c.opts, c.budget)
 		got, err := c.readFramed(bytes.NewReader(data))
 		if err != nil {

@@ -62,6 +62,17 @@ type Peer struct {
 	RemoteAddr string
 	Origin     string
 	UserAgent  string
+	// Meter counts memory the application holds for this connection
+	// (e.g. an answer being built) against the connection's budget.
+	Meter Meter
+}
+
+// Meter counts bytes against one connection's memory budget. Charge
+// fails, and closes the connection, when the bytes do not fit; every
+// successful Charge must be matched by a Release of the same bytes.
+type Meter interface {
+	Charge(n int64) error
+	Release(n int64)
 }
 
 // Handler serves Cap'n Proto RPC over WebSocket. Mount it on a net/http

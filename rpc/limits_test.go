@@ -308,3 +308,27 @@ func TestMemoryPool(t *testing.T) {
 	waitFor(t, func() bool { return pool.Used() == 0 }, "the closed connection's bytes to return to the pool")
 	mustAdd(t, mustBootstrap(t, mustDial(t, srv.WSURL, nil)), 1)
 }
+
+// TestMemoryPoolEvictsTheLargest: when the pool runs out, the connection
+// holding the most is closed with 1013, not the one that needs a little:
+// a hoarding peer cannot lock a polite one out.
+func TestMemoryPoolEvictsTheLargest(t *testing.T) {
+	checkGoroutines(t)
+	var hits limits
+	pool := rpc.NewMemoryPool(64 << 10)
+	srv := mustServe(t, rpc.HandlerOptions{Pool: pool, OnLimit: hits.hit})
+	hoard := dialRaw(t, srv.WSURL, nil)
+	writeAll(t, hoard, bootstrapMessage(t, 0))
+	const calls = 19 // unfinished answers: 20 × ~3.2 KiB, nearly all the pool
+	for q := uint32(1); q <= calls; q++ {
+		writeAll(t, hoard, rawCall(t, q, 0, nil, addOne, uint64(q), 0))
+	}
+	for range calls + 1 {
+		_, _, err := hoard.ReadMessage()
+		require.NoError(t, err)
+	}
+	mustAdd(t, mustBootstrap(t, mustDial(t, srv.WSURL, nil)), 1)
+	assertClose(t, hoard, websocket.CloseTryAgainLater,
+		"sharevat: server memory budget exhausted and this connection holds the most; try again later")
+	assert.Equal(t, []string{rpc.LimitServerMemory}, hits.names())
+}

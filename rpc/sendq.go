@@ -153,3 +153,16 @@ func (c *Codec) stopReading() {
 	c.closing = true
 	_ = c.ws.SetReadDeadline(time.Now())
 }
+
+// codecMeter is a connection's Meter: its budget, closing the connection
+// when a charge does not fit.
+type codecMeter struct{ c *Codec }
+
+func (m codecMeter) Charge(n int64) error {
+	if lerr := m.c.budget.charge(n); lerr != nil {
+		return m.c.limitExceeded(lerr)
+	}
+	return nil
+}
+
+func (m codecMeter) Release(n int64) { m.c.budget.release(n) }

@@ -58,6 +58,7 @@ func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 	log.Info("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent)
 	defer func() { log.Info("sharevat/rpc: connection closed", "reason", endReason(codec)) }()
 	defer recoverConn(log, codec)
+	sc.peer.Meter = codecMeter{codec}
 	boot, err := h.bootstrap(sc.peer)
 	if err != nil {
 		log.Error("sharevat/rpc: bootstrap failed", "err", err)

@@ -19,11 +19,22 @@ type peerConn struct {
 	caps  atomic.Int64  // live capability objects handed to this connection
 	push  *byteGate     // room for its subscriptions' pushes (Quotas.ConnPushWindow)
 	reads chan struct{} // a slot per read/snapshot answer being built (Quotas.MaxConnReads)
+	meter Meter         // the transport's count of this connection's memory; may be nil
+	build int64         // bytes charged to meter per answer being built
 }
 
-func (v *Vat) newPeerConn(addr string) *peerConn {
+// Meter counts bytes against one connection's memory budget (the
+// transport's; see rpc.Meter). Charge fails, having closed the
+// connection, when they do not fit.
+type Meter interface {
+	Charge(n int64) error
+	Release(n int64)
+}
+
+func (v *Vat) newPeerConn(addr string, meter Meter) *peerConn {
 	q := v.cfg.Quotas
-	return &peerConn{addr: addr, push: newByteGate(q.ConnPushWindow), reads: make(chan struct{}, q.MaxConnReads)}
+	return &peerConn{addr: addr, push: newByteGate(q.ConnPushWindow), reads: make(chan struct{}, q.MaxConnReads),
+		meter: meter, build: int64(v.cfg.ReadBudget)}
 }
 
 // startRead waits for one of conn's read slots: the answers a connection
@@ -35,10 +46,20 @@ func (c *peerConn) startRead(ctx context.Context) (func(), error) {
 	}
 	select {
 	case c.reads <- struct{}{}:
-		return func() { <-c.reads }, nil
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
+	if c.meter == nil {
+		return func() { <-c.reads }, nil
+	}
+	// What the read copies out of the store, up to the read budget, is
+	// held until the answer is built; the answer itself the transport
+	// counts once it is sent.
+	if err := c.meter.Charge(c.build); err != nil {
+		<-c.reads
+		return nil, sharevat.Errorf(sharevat.ETooLarge, "this connection is over its memory budget")
+	}
+	return func() { c.meter.Release(c.build); <-c.reads }, nil
 }
 
 // maxConnCaps is Config.MaxConnCapabilities with its default applied;

@@ -112,8 +112,13 @@ func setDefaults(cfg *Config) {
 // once per connection: everything obtained through the Vault counts
 // against that connection's limits. The caller owns the returned client
 // and must release it.
-func (v *Vat) Bootstrap(peer string) capnp.Client {
-	conn := v.newPeerConn(peer)
+func (v *Vat) Bootstrap(peer string) capnp.Client { return v.BootstrapMetered(peer, nil) }
+
+// BootstrapMetered is Bootstrap for a connection whose transport counts
+// the memory held for it: the read and snapshot answers the vat builds are
+// charged to meter while they are built (nil: not counted).
+func (v *Vat) BootstrapMetered(peer string, meter Meter) capnp.Client {
+	conn := v.newPeerConn(peer, meter)
 	srv := &vault{vat: v, peer: peer, conn: conn}
 	return guarded(schema.Vault_Methods(nil, srv), srv, v.log)
 }

@@ -18,7 +18,7 @@ import (
 // The budgets TestHostileMemoryBound starts serve with: small, so the
 // test is fast and its bound tight.
 const (
-	hostileConnMemory   = 16 << 20  // --conn-memory: one connection's byte budget
+	hostileConnMemory   = 32 << 20  // --conn-memory: one connection's byte budget
 	hostileMemoryBudget = 256 << 20 // --memory-budget: all connections' budgets together
 	// hostileSlack covers what the budgets do not: the Go runtime's heap
 	// goal overshoot, goroutine stacks, bbolt's mmap pages touched by the
@@ -35,7 +35,7 @@ func hostileServeFlags() []string {
 		return strings.Fields(v)
 	}
 	return []string{
-		"--conn-memory", "16MiB",
+		"--conn-memory", "32MiB",
 		"--memory-budget", "256MiB",
 		"--max-conns-per-ip", "128",
 		"--max-conns", "256",
@@ -58,7 +58,7 @@ const seedOpBytes = 1_040_000
 //
 // Each vector alone, at these sizes, took the vat far past the bound
 // before the fix (hostilerss on the old binary: pings 1.1 GiB, bootstraps
-// 2.9 GiB, the cap table bomb 0.7 GiB, 100 held fragments 0.8 GiB, 100
+// 2.9 GiB, the cap table bomb 0.7 GiB, 100 held fragments 2.2 GiB, 100
 // reads 1.3 GiB, 1,000 subscriptions 4.4 GiB); here two connections run
 // each single-connection vector.
 //

@@ -108,6 +108,7 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	f.peers.setMemoryLimit(log)
 	h := newHandler(v, f, m, log)
 	m.watchConns(h.Conns)
 	hosts, loopback := f.peers.hosts(ln.Addr().String())
@@ -159,7 +160,7 @@ func newHandler(v *vat.Vat, f *serveFlags, m *metrics, log *slog.Logger) *rpc.Ha
 		origins = strings.Split(f.origins, ",")
 	}
 	opts := rpc.HandlerOptions{
-		Bootstrap:      func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) },
+		Bootstrap:      func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) },
 		ReadLimit:      readLimit(f.limits),
 		AllowedOrigins: origins,
 		Logger:         log,

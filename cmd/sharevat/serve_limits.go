@@ -3,7 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
+	"os"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -37,6 +40,10 @@ const (
 	// fdReserve is what the file limit keeps back from --max-conns: the
 	// data and log files, the listener, /healthz and /metrics requests.
 	fdReserve = 64
+	// minAnswerRoom is what one read answer (up to 8 MiB) takes of a
+	// connection's budget while it is sent: the answer go-capnp keeps
+	// until Finish and the frame queued for the peer.
+	minAnswerRoom = 16 << 20
 )
 
 func (l *peerLimits) register(fs *flag.FlagSet) {
@@ -68,7 +75,8 @@ func (l *peerLimits) validate(readLimit int64) error {
 	}{
 		{l.maxConns >= 1, "--max-conns must be at least 1"},
 		{l.maxConnsPerIP >= 0, "--max-conns-per-ip must not be negative (0: no limit)"},
-		{int64(l.connMemory) >= readLimit+1<<20, fmt.Sprintf("--conn-memory must be at least %s: the largest message (%s) and room to answer it", formatBytes(readLimit+1<<20), formatBytes(readLimit))},
+		{int64(l.connMemory) >= readLimit+minAnswerRoom, fmt.Sprintf("--conn-memory must be at least %s: the largest message (%s) and room to answer a read (%s)",
+			formatBytes(readLimit+minAnswerRoom), formatBytes(readLimit), formatBytes(minAnswerRoom))},
 		{l.memoryBudget >= l.connMemory, "--memory-budget must be at least --conn-memory"},
 		{l.maxInflight >= 1, "--max-inflight must be at least 1"},
 		{l.maxCapsPerMessage >= 1, "--max-caps-per-message must be at least 1"},
@@ -105,6 +113,20 @@ func (l *peerLimits) handlerOptions(o *rpc.HandlerOptions, onLimit func(string))
 	o.AssembleTimeout = l.assembleTimeout
 	o.PipelineTargets = pipelineTargets
 	o.OnLimit = onLimit
+}
+
+// setMemoryLimit gives the Go runtime a soft memory limit that follows
+// the memory budget (unless GOMEMLIMIT is set): the budget counts the
+// bytes peers make the vat hold, and without a limit the garbage
+// collector lets the heap grow to twice what is live before it runs, so
+// bytes freed by closed connections would linger in RSS.
+func (l *peerLimits) setMemoryLimit(log *slog.Logger) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	limit := int64(l.memoryBudget)*9/8 + 64<<20
+	debug.SetMemoryLimit(limit)
+	log.Debug("Go memory limit set from --memory-budget", "bytes", limit)
 }
 
 // vatQuotas returns the vat's quotas.

@@ -2,6 +2,7 @@ package hostile
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -368,9 +369,14 @@ func FragmentHold(ctx context.Context, url string, conns, size, fragment int, ho
 // holdFragments writes one unfinished message on c and keeps it open;
 // it returns the payload bytes written.
 func holdFragments(ctx context.Context, c *Conn, size, fragment int) int {
-	chunk := make([]byte, fragment)
+	chunk := make([]byte, max(fragment, 8))
 	written := 0
 	op := byte(OpBinary)
+	// The first fragment opens with a segment table announcing one
+	// segment that fills the whole message, so the server must hold
+	// every byte it reads (all zeros otherwise: a zero table announces an
+	// empty message, and what follows it is discarded as it arrives).
+	binary.LittleEndian.PutUint32(chunk[4:], uint32((size-8)/8))
 	for written < size {
 		n := min(fragment, size-written)
 		if c.WriteFrame(op, false, chunk[:n]) != nil || c.WriteFrame(OpPing, true, nil) != nil || c.Flush() != nil {
@@ -378,6 +384,7 @@ func holdFragments(ctx context.Context, c *Conn, size, fragment int) int {
 		}
 		op = OpContinuation
 		written += n
+		clear(chunk[:8])
 	}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()

@@ -85,7 +85,7 @@ func newVat(tb testing.TB, st sharevat.Store, logger *slog.Logger, adjust func(*
 // startHTTP serves v at /rpc on a loopback httptest server and returns
 // its ws:// URL. Cleanup closes the connections, the server and the vat.
 func startHTTP(tb testing.TB, v *vat.Vat, logger *slog.Logger) string {
-	h := rpc.NewHandler(rpc.HandlerOptions{Logger: logger, Bootstrap: func(p rpc.Peer) capnp.Client { return v.Bootstrap(p.RemoteAddr) }})
+	h := rpc.NewHandler(rpc.HandlerOptions{Logger: logger, Bootstrap: func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) }})
 	mux := http.NewServeMux()
 	mux.Handle("/rpc", h)
 	srv := httptest.NewServer(mux)
