@@ -334,6 +334,9 @@ func (c *Codec) shutdown() {
 	}
 	c.sendClose(websocket.CloseNormalClosure, "")
 	c.awaitPeerClose()
+	if c.lockWrite(closeWriteWait) { // a close frame being written (stopWith) goes out whole
+		c.unlockWrite()
+	}
 	c.kill()
 	c.wg.Wait()
 	<-c.sendq.idleChan() // the writer drops what is left at once on a dead socket

@@ -28,6 +28,10 @@ const (
 // frame before it drops the TCP connection.
 const closeGrace = 2 * time.Second
 
+// closeWriteWait bounds how long Close waits, before it drops the
+// socket, for a write in progress (such as a close frame).
+const closeWriteWait = 200 * time.Millisecond
+
 // CodecOptions configures a Codec.
 //
 // A zero field takes its default. A negative PingInterval disables pings;

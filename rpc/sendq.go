@@ -132,17 +132,36 @@ func (c *Codec) limitExceeded(lerr *limitError) error {
 	c.opts.OnLimit(lerr.limit)
 	ce := &CloseError{Code: lerr.code, Reason: truncateReason(lerr.reason)}
 	c.setEnd(fmt.Errorf("sharevat: closing the connection: %w", ce))
-	// go-capnp does not end a connection when a Return cannot be sent:
-	// stop reading now, so its receive loop ends and it shuts down,
-	// cancelling the peer's calls in flight, which would otherwise go on
-	// building answers no one will receive. First: sending the close
-	// frame may wait for a writer blocked on the peer.
-	c.stopReading()
-	c.sendCloseWithin(ce.Code, ce.Reason, time.Second)
+	c.stopWith(ce.Code, ce.Reason)
 	if c.opts.Logger != nil {
 		c.opts.Logger.Info("sharevat/rpc: limit exceeded, closing the connection", "limit", lerr.limit, "reason", lerr.reason)
 	}
 	return ce
+}
+
+// stopWith ends the connection on our side: it stops reading at once, so
+// go-capnp's receive loop ends and it shuts the connection down,
+// cancelling the peer's calls in flight (go-capnp does not end a
+// connection when a Return cannot be sent, and those calls would go on
+// building answers no one receives), and sends the close frame with code
+// and reason unless one went out already. It waits at most a second for
+// the write lock (a writer may be blocked on a peer that does not read);
+// holding it across stopReading keeps shutdown from dropping the socket
+// under the frame (shutdown waits for the lock before it does).
+func (c *Codec) stopWith(code int, reason string) {
+	c.mu.Lock()
+	claimed := !c.closeSent
+	c.closeSent = true
+	c.mu.Unlock()
+	locked := c.lockWrite(time.Second)
+	c.stopReading()
+	if !locked {
+		return
+	}
+	defer c.unlockWrite()
+	if claimed {
+		_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(c.opts.WriteTimeout))
+	}
 }
 
 // stopReading marks the codec closing and makes a read in progress return
