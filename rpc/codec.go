@@ -51,13 +51,16 @@ type Codec struct {
 	wsem chan struct{} // write lock for data and control frames; a channel so waits can time out
 	rmu  sync.Mutex    // read lock: Decode and the close handshake drain
 
-	mu        sync.Mutex // guards the fields below; never held across I/O that can block
-	closing   bool       // Close has started: no deadline extension, no new reads
-	assembly  time.Time  // non-zero while a message is being read: its deadline
-	closeSent bool       // our close frame is out (or can no longer be sent)
-	received  *CloseError
-	peerInit  bool  // the peer sent its close frame before we sent ours
-	end       error // why the connection ended, first cause wins
+	mu       sync.Mutex // guards the fields below; never held across I/O that can block
+	closing  bool       // Close has started: no deadline extension, no new reads
+	assembly time.Time  // non-zero while a message is being read: its deadline
+	// closeWritten is closed once stopWith has written its close frame
+	// (or given up); nil unless stopWith claimed the close.
+	closeWritten chan struct{}
+	closeSent    bool // our close frame is out (or can no longer be sent)
+	received     *CloseError
+	peerInit     bool  // the peer sent its close frame before we sent ours
+	end          error // why the connection ended, first cause wins
 
 	pinger    *time.Timer   // fires ping every PingInterval; nil without keepalive
 	dead      chan struct{} // closed once the socket is closed
@@ -334,9 +337,7 @@ func (c *Codec) shutdown() {
 	}
 	c.sendClose(websocket.CloseNormalClosure, "")
 	c.awaitPeerClose()
-	if c.lockWrite(closeWriteWait) { // a close frame being written (stopWith) goes out whole
-		c.unlockWrite()
-	}
+	c.awaitCloseWritten(closeWriteWait) // a limit's close frame (stopWith) goes out whole
 	c.kill()
 	c.wg.Wait()
 	<-c.sendq.idleChan() // the writer drops what is left at once on a dead socket

@@ -29,8 +29,9 @@ const (
 const closeGrace = 2 * time.Second
 
 // closeWriteWait bounds how long Close waits, before it drops the
-// socket, for a write in progress (such as a close frame).
-const closeWriteWait = 200 * time.Millisecond
+// socket, for a limit's close frame still being written (stopWith waits a
+// second at most for the write lock).
+const closeWriteWait = 1200 * time.Millisecond
 
 // CodecOptions configures a Codec.
 //

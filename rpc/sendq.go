@@ -143,24 +143,44 @@ func (c *Codec) limitExceeded(lerr *limitError) error {
 // go-capnp's receive loop ends and it shuts the connection down,
 // cancelling the peer's calls in flight (go-capnp does not end a
 // connection when a Return cannot be sent, and those calls would go on
-// building answers no one receives), and sends the close frame with code
-// and reason unless one went out already. It waits at most a second for
-// the write lock (a writer may be blocked on a peer that does not read);
-// holding it across stopReading keeps shutdown from dropping the socket
-// under the frame (shutdown waits for the lock before it does).
+// building answers no one receives); then it sends the close frame with
+// code and reason unless one went out already, waiting at most a second
+// for the write lock (a writer may be blocked on a peer that does not
+// read). Shutdown waits for that frame before it drops the socket.
 func (c *Codec) stopWith(code int, reason string) {
 	c.mu.Lock()
 	claimed := !c.closeSent
 	c.closeSent = true
+	if claimed {
+		c.closeWritten = make(chan struct{})
+	}
 	c.mu.Unlock()
-	locked := c.lockWrite(time.Second)
 	c.stopReading()
-	if !locked {
+	if !claimed {
+		return
+	}
+	defer close(c.closeWritten)
+	if !c.lockWrite(time.Second) {
 		return
 	}
 	defer c.unlockWrite()
-	if claimed {
-		_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(c.opts.WriteTimeout))
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(c.opts.WriteTimeout))
+}
+
+// awaitCloseWritten waits (at most d) for a close frame stopWith is
+// writing.
+func (c *Codec) awaitCloseWritten(d time.Duration) {
+	c.mu.Lock()
+	ch := c.closeWritten
+	c.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
 	}
 }
 

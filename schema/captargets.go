@@ -161,12 +161,13 @@ func (t *capTable) field(strct uint64, offset uint16) (fieldType, bool) {
 // (known) and, if so, whether following the pointer-field offsets of
 // transform from its results reaches a field of interface type (ok). An
 // empty transform names the results struct itself: never a capability.
-func PipelineTarget(m MethodKey, transform []uint16) (known, ok bool) {
+// Its signature is that of rpc.HandlerOptions.PipelineTargets.
+func PipelineTarget(iface uint64, method uint16, transform []uint16) (known, ok bool) {
 	t, err := loadTable()
 	if err != nil {
 		return false, false
 	}
-	strct, known := t.results[m]
+	strct, known := t.results[MethodKey{iface, method}]
 	if !known {
 		return false, false
 	}

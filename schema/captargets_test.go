@@ -29,7 +29,7 @@ func TestPipelineTarget(t *testing.T) {
 		{"unknown method", MethodKey{Vault_TypeID, 99}, []uint16{0}, false, false},
 		{"unknown interface", MethodKey{0x1234, 0}, []uint16{0}, false, false},
 	} {
-		known, ok := PipelineTarget(c.m, c.transform)
+		known, ok := PipelineTarget(c.m.Interface, c.m.Method, c.transform)
 		assert.Equal(t, c.known, known, c.name)
 		assert.Equal(t, c.ok, ok, c.name)
 	}

@@ -111,7 +111,7 @@ func (l *peerLimits) handlerOptions(o *rpc.HandlerOptions, onLimit func(string))
 	o.MaxInflightCalls = l.maxInflight
 	o.MaxCapsPerMessage = l.maxCapsPerMessage
 	o.AssembleTimeout = l.assembleTimeout
-	o.PipelineTargets = pipelineTargets
+	o.PipelineTargets = schema.PipelineTarget
 	o.OnLimit = onLimit
 }
 
@@ -134,11 +134,6 @@ func (l *peerLimits) vatQuotas() vat.Quotas {
 	q := l.quotas
 	q.PushWindow, q.ConnPushWindow = int64(l.subWindow), int64(l.connPushWindow)
 	return q
-}
-
-// pipelineTargets adapts schema.PipelineTarget for the transport.
-func pipelineTargets(iface uint64, method uint16, transform []uint16) (bool, bool) {
-	return schema.PipelineTarget(schema.MethodKey{Interface: iface, Method: method}, transform)
 }
 
 // hosts returns the Host names requests may carry and whether loopback

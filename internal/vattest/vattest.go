@@ -23,6 +23,7 @@ import (
 	"sharevat"
 	"sharevat/client"
 	"sharevat/rpc"
+	"sharevat/schema"
 	"sharevat/store/bolt"
 	"sharevat/sturdyref"
 	"sharevat/vat"
@@ -85,7 +86,8 @@ func newVat(tb testing.TB, st sharevat.Store, logger *slog.Logger, adjust func(*
 // startHTTP serves v at /rpc on a loopback httptest server and returns
 // its ws:// URL. Cleanup closes the connections, the server and the vat.
 func startHTTP(tb testing.TB, v *vat.Vat, logger *slog.Logger) string {
-	h := rpc.NewHandler(rpc.HandlerOptions{Logger: logger, Bootstrap: func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) }})
+	h := rpc.NewHandler(rpc.HandlerOptions{Logger: logger, PipelineTargets: schema.PipelineTarget,
+		Bootstrap: func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) }})
 	mux := http.NewServeMux()
 	mux.Handle("/rpc", h)
 	srv := httptest.NewServer(mux)
