@@ -35,7 +35,7 @@ type peerLimits struct {
 
 // Defaults that are serve's own (the others are the packages').
 const (
-	defaultMemoryBudget  = 1 << 30
+	defaultMemoryBudget  = 512 << 20
 	defaultMaxConnsPerIP = 256
 	// fdReserve is what the file limit keeps back from --max-conns: the
 	// data and log files, the listener, /healthz and /metrics requests.
