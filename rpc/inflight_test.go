@@ -7,7 +7,6 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/server"
-	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 	"github.com/gorilla/websocket"
 
 	"sharevat/rpc"
@@ -69,27 +68,7 @@ func (b *blocker) waitEntered(tb testing.TB, n int) {
 // the bootstrap's Return first).
 func callMessage(tb testing.TB, q uint32) []byte {
 	tb.Helper()
-	msg, seg := capnp.NewSingleSegmentMessage(nil)
-	m, err := rpccp.NewRootMessage(seg)
-	must(tb, err)
-	call, err := m.NewCall()
-	must(tb, err)
-	call.SetQuestionId(q)
-	call.SetInterfaceId(hold.InterfaceID)
-	call.SetMethodId(hold.MethodID)
-	target, err := call.NewTarget()
-	must(tb, err)
-	pa, err := target.NewPromisedAnswer()
-	must(tb, err)
-	pa.SetQuestionId(0)
-	params, err := call.NewParams()
-	must(tb, err)
-	args, err := capnp.NewStruct(seg, capnp.ObjectSize{})
-	must(tb, err)
-	must(tb, params.SetContent(args.ToPtr()))
-	data, err := msg.Marshal()
-	must(tb, err)
-	return data
+	return rawCall(tb, q, 0, nil, hold, 0, 0)
 }
 
 func must(tb testing.TB, err error) {

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -44,6 +45,24 @@ func (r *Report) ended(c *Conn, e End) {
 }
 
 // dialed records a dial attempt.
+// timed starts the report's clock; the func it returns stops it
+// (defer r.timed()()).
+func (r *Report) timed() func() {
+	start := time.Now()
+	return func() { r.Elapsed = time.Since(start) }
+}
+
+// dial dials url for the vector and records how it went; nil when the
+// dial failed.
+func (r *Report) dial(ctx context.Context, url string) *Conn {
+	c, err := Dial(ctx, url)
+	r.dialed(err)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
 func (r *Report) dialed(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -90,8 +90,7 @@ func describe(in Incoming, ok bool) string {
 // mean the server is gone), or when ctx ends.
 func RaceCrash(ctx context.Context, url string, tries int) *Report {
 	r := newReport("race-crash")
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
+	defer r.timed()()
 	answered := map[string]int{}
 	for i := 0; i < tries && ctx.Err() == nil; i++ {
 		c, err := Dial(ctx, url)
@@ -136,11 +135,9 @@ func RaceCrash(ctx context.Context, url string, tries int) *Report {
 // Before the fix the server exits when reader() returns.
 func PendingCapCrash(ctx context.Context, url, token string, interfaceID uint64, methodID uint16) *Report {
 	r := newReport(fmt.Sprintf("pending-cap-crash(%#x.%d)", interfaceID, methodID))
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
-	c, err := Dial(ctx, url)
-	r.dialed(err)
-	if err != nil {
+	defer r.timed()()
+	c := r.dial(ctx, url)
+	if c == nil {
 		return r
 	}
 	defer c.Close()
@@ -182,11 +179,9 @@ func UnknownMethodCrash(ctx context.Context, url, token string) *Report {
 // finished. It stops at n, when the connection ends, or when ctx ends.
 func PingFlood(ctx context.Context, url string, n, window int) *Report {
 	r := newReport("ping-no-finish")
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
-	c, err := Dial(ctx, url)
-	r.dialed(err)
-	if err != nil {
+	defer r.timed()()
+	c := r.dial(ctx, url)
+	if c == nil {
 		return r
 	}
 	defer c.Close()
@@ -238,11 +233,9 @@ loop:
 // drained (up to DrainFor) to see how it ended.
 func BootstrapFlood(ctx context.Context, url string, n int) *Report {
 	r := newReport("bootstrap-never-read")
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
-	c, err := Dial(ctx, url)
-	r.dialed(err)
-	if err != nil {
+	defer r.timed()()
+	c := r.dial(ctx, url)
+	if c == nil {
 		return r
 	}
 	defer c.Close()
@@ -279,16 +272,14 @@ func putBootstrapID(msg []byte, qid uint32) {
 // messages came, the connection ends, or ctx ends.
 func CapTableBomb(ctx context.Context, url string, n int) *Report {
 	r := newReport("cap-table-bomb")
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
+	defer r.timed()()
 	msg, err := Call(CallSpec{QuestionID: 1, Target: PromisedAnswer(0), InterfaceID: schema.Vault_TypeID, MethodID: VaultPing, NCaps: n})
 	if err != nil {
 		r.fail(err)
 		return r
 	}
-	c, err := Dial(ctx, url)
-	r.dialed(err)
-	if err != nil {
+	c := r.dial(ctx, url)
+	if c == nil {
 		return r
 	}
 	defer c.Close()
@@ -328,8 +319,7 @@ func CapTableBomb(ctx context.Context, url string, n int) *Report {
 // ends. Server frames are read (and discarded) throughout, to see closes.
 func FragmentHold(ctx context.Context, url string, conns, size, fragment int, hold time.Duration) *Report {
 	r := newReport("fragments-held")
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
+	defer r.timed()()
 	if fragment <= 0 {
 		fragment = 256 << 10
 	}
@@ -339,9 +329,8 @@ func FragmentHold(ctx context.Context, url string, conns, size, fragment int, ho
 	var wg sync.WaitGroup
 	for range conns {
 		wg.Go(func() {
-			c, err := Dial(ctx, url)
-			r.dialed(err)
-			if err != nil {
+			c := r.dial(ctx, url)
+			if c == nil {
 				return
 			}
 			defer c.Close()
@@ -409,11 +398,9 @@ func holdFragments(ctx context.Context, c *Conn, size, fragment int) int {
 // for hold (or until ctx ends), then the connection is drained.
 func ReadFlood(ctx context.Context, url, token string, n int, limit uint32, hold time.Duration) *Report {
 	r := newReport("reads-never-read")
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
-	c, err := Dial(ctx, url)
-	r.dialed(err)
-	if err != nil {
+	defer r.timed()()
+	c := r.dial(ctx, url)
+	if c == nil {
 		return r
 	}
 	defer c.Close()
@@ -442,11 +429,9 @@ func ReadFlood(ctx context.Context, url, token string, n int, limit uint32, hold
 // hold (or when ctx ends) the connection is drained.
 func SubscribeFlood(ctx context.Context, url, token string, n int, readPushes bool, hold time.Duration) *Report {
 	r := newReport("subscriptions-never-answered")
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
-	c, err := Dial(ctx, url)
-	r.dialed(err)
-	if err != nil {
+	defer r.timed()()
+	c := r.dial(ctx, url)
+	if c == nil {
 		return r
 	}
 	defer c.Close()
