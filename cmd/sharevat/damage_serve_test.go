@@ -50,13 +50,7 @@ func usedVault(t *testing.T, ops int, marker string) (string, string) {
 	owner := createShare(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn, err := client.Dial(ctx, srv.URL, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, owner)
-	require.NoError(t, err)
-	app, err := sh.Appender(ctx)
-	require.NoError(t, err)
+	sh, app := mustAppender(ctx, t, srv.URL, owner)
 	for i := 0; i < ops; i += 100 {
 		batch := &sharevat.Batch{BatchID: fmt.Sprint("b", i), Epoch: sh.Access.Epoch}
 		for j := i; j < min(i+100, ops); j++ {
@@ -68,6 +62,20 @@ func usedVault(t *testing.T, ops int, marker string) (string, string) {
 	}
 	srv.Stop(t)
 	return data, owner
+}
+
+// mustAppender redeems token on a new connection (closed at cleanup) and
+// returns its share and Appender.
+func mustAppender(ctx context.Context, t *testing.T, url, token string) (*client.Share, *client.Appender) {
+	t.Helper()
+	conn, err := client.Dial(ctx, url, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	sh, err := conn.Redeem(ctx, token)
+	require.NoError(t, err)
+	app, err := sh.Appender(ctx)
+	require.NoError(t, err)
+	return sh, app
 }
 
 // TestServeRefusesEmptyDataFile: sharevat.db truncated to 0 bytes beside

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
-	"sharevat/client"
 )
 
 // smallDisk mounts a tmpfs of size bytes and unmounts it at cleanup,
@@ -64,13 +63,7 @@ func TestDiskFull(t *testing.T) {
 	owner := createShare(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn, err := client.Dial(ctx, srv.URL, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, owner)
-	require.NoError(t, err)
-	app, err := sh.Appender(ctx)
-	require.NoError(t, err)
+	sh, app := mustAppender(ctx, t, srv.URL, owner)
 	batch := &sharevat.Batch{BatchID: "big", Epoch: sh.Access.Epoch}
 	for i := range 200 {
 		batch.Ops = append(batch.Ops, sharevat.Op{OpID: fmt.Sprint("op-", i), Kind: "event",
@@ -78,7 +71,7 @@ func TestDiskFull(t *testing.T) {
 	}
 
 	filler := fill(t, data)
-	_, err = app.Append(ctx, batch)
+	_, err := app.Append(ctx, batch)
 	require.Error(t, err, "an append on a full disk")
 	assert.Equal(t, sharevat.EUnavailable, sharevat.ErrorCode(err), "%v", err)
 	assert.Equal(t, "the server's disk is full; retry later", sharevat.ErrorMessage(err))
