@@ -30,8 +30,9 @@ type MethodKey struct {
 
 // capTable is what the schema says about capability fields.
 type capTable struct {
-	results map[MethodKey]uint64   // method → its result struct's id
-	structs map[uint64][]fieldType // struct id → its pointer fields by offset
+	results map[MethodKey]uint64     // method → its result struct's id
+	structs map[uint64][]fieldType   // struct id → its pointer fields by offset
+	caps    map[MethodKey][][]uint16 // method → paths to its results' capabilities
 }
 
 // fieldType is one pointer field: a capability, a struct, or other data.
@@ -81,6 +82,12 @@ func buildTable(id uint64) (*capTable, error) {
 		}
 	}
 	t.flattenGroups(groups)
+	t.caps = make(map[MethodKey][][]uint16, len(t.results))
+	for m, strct := range t.results {
+		if paths := t.capPaths(strct, nil, 0); len(paths) > 0 {
+			t.caps[m] = paths
+		}
+	}
 	return t, nil
 }
 
@@ -189,16 +196,14 @@ func PipelineTarget(iface uint64, method uint16, transform []uint16) (known, ok 
 // ResultCaps returns the pointer-field paths of every capability field in
 // the results of m (nested structs included), or nil for an unknown
 // method or one that returns no capability.
+// The caller must not modify the result: it is computed once, when the
+// table is built.
 func ResultCaps(m MethodKey) [][]uint16 {
 	t, err := loadTable()
 	if err != nil {
 		return nil
 	}
-	strct, ok := t.results[m]
-	if !ok {
-		return nil
-	}
-	return t.capPaths(strct, nil, 0)
+	return t.caps[m]
 }
 
 func (t *capTable) capPaths(strct uint64, prefix []uint16, depth int) [][]uint16 {
