@@ -76,7 +76,9 @@ func (db *DB) Share(ctx context.Context, id sharevat.ShareID) (s sharevat.Share,
 	return s, err
 }
 
-// Shares lists all shares, deleted ones included, ordered by id.
+// Shares lists all shares, deleted ones included, ordered by id. Each
+// share's Head is its log's head, as Share gives it, never the
+// informational head field of the share record.
 func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 	err = db.view(ctx, "shares", func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketShares).ForEach(func(k, v []byte) error {
@@ -84,6 +86,7 @@ func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 			if err != nil {
 				return fmt.Errorf("share %q: %w", k, err)
 			}
+			s.Head = logHead(tx, s.ID)
 			out = append(out, s)
 			return nil
 		})

@@ -14,6 +14,7 @@ var shareTests = []test{
 	{"CreateInvalid", testCreateShareInvalid},
 	{"NotFound", testShareNotFound},
 	{"ListOrdered", testSharesOrdered},
+	{"ListHeads", testSharesHeads},
 	{"UpdateMeta", testUpdateMeta},
 	{"UpdateMetaErrors", testUpdateMetaErrors},
 }
@@ -112,6 +113,27 @@ func testSharesOrdered(t *testing.T, st sharevat.Store) {
 	got, err = st.Shares(t.Context())
 	ok(t, err)
 	sameValue(t, "shares", got, want)
+}
+
+// testSharesHeads checks that Shares gives each share the head of its
+// log, as Share does: a share with appended ops lists at its true head.
+func testSharesHeads(t *testing.T, st sharevat.Store) {
+	mustShare(t, st, "a")
+	mustShare(t, st, "b")
+	mustShare(t, st, "c")
+	mustAppend(t, st, "a", batch(1, ev("a1"), ev("a2"), ev("a3")))
+	mustAppend(t, st, "c", batch(1, ev("c1")))
+	mustAppend(t, st, "c", batch(1, ev("c2")))
+	got, err := st.Shares(t.Context())
+	ok(t, err)
+	heads := map[sharevat.ShareID]sharevat.Cursor{}
+	for _, s := range got {
+		heads[s.ID] = s.Head
+		one, err := st.Share(t.Context(), s.ID)
+		ok(t, err)
+		sameValue(t, "listed share "+string(s.ID), s, one)
+	}
+	sameValue(t, "listed heads", heads, map[sharevat.ShareID]sharevat.Cursor{"a": 3, "b": 0, "c": 2})
 }
 
 func testUpdateMeta(t *testing.T, st sharevat.Store) {
