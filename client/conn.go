@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"sharevat"
 	"sharevat/rpc"
@@ -44,9 +45,10 @@ func (c *Conn) Close() error {
 func (c *Conn) Done() <-chan struct{} { return c.rc.Done() }
 
 // Redeem redeems a share token (Vault.restore) into a Share narrowed to
-// the token's grant. Every failure to redeem is sharevat.ErrUnauthorized,
-// whatever its cause.
+// the token's grant. Surrounding whitespace is ignored (see cleanToken).
+// Every failure to redeem is sharevat.ErrUnauthorized, whatever its cause.
 func (c *Conn) Redeem(ctx context.Context, token string) (*Share, error) {
+	token = cleanToken(token)
 	for attempt := 0; ; attempt++ {
 		s, err := c.restore(ctx, token)
 		if !isNullClient(err) || attempt == 2 {
@@ -70,8 +72,12 @@ func (c *Conn) restore(ctx context.Context, token string) (*Share, error) {
 	return s, nil
 }
 
-// Admin redeems the server's admin token.
+// Admin redeems the server's admin token (Vault.restoreAdmin), as read
+// from <data>/admin.token: surrounding whitespace, such as the file's
+// trailing newline, is ignored (see cleanToken). Every failure to redeem
+// is sharevat.ErrUnauthorized, whatever its cause.
 func (c *Conn) Admin(ctx context.Context, token string) (*Admin, error) {
+	token = cleanToken(token)
 	fut, release := c.vault.RestoreAdmin(ctx, func(p schema.Vault_restoreAdmin_Params) error { return p.SetToken(token) })
 	defer release()
 	if _, err := fut.Struct(); err != nil {
@@ -79,6 +85,12 @@ func (c *Conn) Admin(ctx context.Context, token string) (*Admin, error) {
 	}
 	return &Admin{cap: fut.Admin().AddRef()}, nil
 }
+
+// cleanToken drops the whitespace around a token — the newline of a
+// token file, the spaces of a paste — as the CLI does. No token holds
+// whitespace, so nothing valid is changed; without this, such a token
+// would fail as unauthorized with no hint why.
+func cleanToken(token string) string { return strings.TrimSpace(token) }
 
 // OpenAdmin asks an --open server for a create-only Admin.
 func (c *Conn) OpenAdmin(ctx context.Context) (*Admin, error) {

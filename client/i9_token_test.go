@@ -1,0 +1,90 @@
+package client_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"sharevat"
+	"sharevat/internal/vattest"
+)
+
+// TestI9TokensAreTrimmed: a token read from a file keeps its trailing
+// newline; Admin, Redeem and a Session's Share accept it, as the CLI
+// does (issue 9). Before, each failed with unauthorized.
+func TestI9TokensAreTrimmed(t *testing.T) {
+	srv := vattest.Start(t, vattest.Options{})
+	ctx := context.Background()
+	owner := srv.MustCreate(t, "trimmed")
+	t.Run("Admin", func(t *testing.T) {
+		adminFile := filepath.Join(t.TempDir(), "admin.token")
+		require.NoError(t, os.WriteFile(adminFile, []byte(srv.Admin+"\n"), 0o600))
+		tok, err := os.ReadFile(adminFile)
+		require.NoError(t, err)
+		admin, err := srv.MustDial(t).Admin(ctx, string(tok))
+		require.NoError(t, err, "Admin with the file's trailing newline")
+		admin.Release()
+	})
+	t.Run("Redeem", func(t *testing.T) {
+		for _, padded := range []string{owner + "\n", " \t" + owner + "\r\n"} {
+			sh, err := srv.MustDial(t).Redeem(ctx, padded)
+			require.NoError(t, err, "Redeem with surrounding whitespace")
+			sh.Release()
+		}
+	})
+	t.Run("Session", func(t *testing.T) {
+		sh, err := quickSession(t, srv.URL, owner+"\n").Share(ctx)
+		require.NoError(t, err, "Session.Share with a trailing newline")
+		require.Equal(t, sharevat.ScopeOwner, sh.Access.Scope)
+	})
+}
+
+// TestI9WrongTokenStillUnauthorized: trimming changes nothing else; a
+// wrong token, padded or not, is still unauthorized.
+func TestI9WrongTokenStillUnauthorized(t *testing.T) {
+	srv := vattest.Start(t, vattest.Options{})
+	ctx := context.Background()
+	bad := vattest.WrongSecret(srv.Admin) + "\n"
+	_, err := srv.MustDial(t).Admin(ctx, bad)
+	require.Equal(t, sharevat.EUnauthorized, sharevat.ErrorCode(err))
+	_, err = srv.MustDial(t).Redeem(ctx, bad)
+	require.Equal(t, sharevat.EUnauthorized, sharevat.ErrorCode(err))
+}
+
+// TestI9ListShowsLogHead: Admin.list shows each share at its log's head,
+// as a redeemed share's info does: 3 ops, head 3; no ops, head 0
+// (issue 9). Before, every share listed at head 0.
+func TestI9ListShowsLogHead(t *testing.T) {
+	srv := vattest.Start(t, vattest.Options{})
+	ctx := context.Background()
+	busy := srv.MustCreate(t, "busy")
+	idle := srv.MustCreate(t, "idle")
+	app, err := srv.MustRestore(t, busy).Appender(ctx)
+	require.NoError(t, err)
+	defer app.Release()
+	b := &sharevat.Batch{BatchID: "b1", Epoch: 1, Ops: []sharevat.Op{
+		{OpID: "1", Kind: sharevat.KindEvent, Body: []byte(`{}`)},
+		{OpID: "2", Kind: sharevat.KindEvent, Body: []byte(`{}`)},
+		{OpID: "3", Kind: sharevat.KindEvent, Body: []byte(`{}`)},
+	}}
+	_, err = app.Append(ctx, b)
+	require.NoError(t, err)
+
+	admin, err := srv.MustDial(t).Admin(ctx, srv.Admin)
+	require.NoError(t, err)
+	defer admin.Release()
+	list, err := admin.List(ctx)
+	require.NoError(t, err)
+	heads := map[sharevat.ShareID]sharevat.Cursor{}
+	for _, s := range list {
+		heads[s.ID] = s.Head
+	}
+	want := map[sharevat.ShareID]sharevat.Cursor{
+		srv.MustRestore(t, busy).Info.ID: 3,
+		srv.MustRestore(t, idle).Info.ID: 0,
+	}
+	require.Equal(t, want, heads)
+}
