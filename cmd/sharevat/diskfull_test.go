@@ -75,7 +75,7 @@ func TestDiskFull(t *testing.T) {
 	require.Error(t, err, "an append on a full disk")
 	assert.Equal(t, sharevat.EUnavailable, sharevat.ErrorCode(err), "%v", err)
 	assert.Equal(t, "the server's disk is full; retry later", sharevat.ErrorMessage(err))
-	assert.Contains(t, srv.Log.String(), "no space left on device", "the log has the OS error")
+	assert.True(t, srv.Log.WaitFor("no space left on device", 10*time.Second), "the log has the OS error:\n%s", srv.Log)
 
 	require.NoError(t, os.Remove(filler))
 	ack, err := app.Append(ctx, batch)

@@ -41,8 +41,9 @@ func Build(pkgDir string, race bool) (bin, dir string, err error) {
 
 // Log is a process's stderr, safe to read while the process writes.
 type Log struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu      sync.Mutex
+	b       strings.Builder
+	changed chan struct{} // closed and replaced by every Add
 }
 
 // Add appends one line.
@@ -50,6 +51,34 @@ func (l *Log) Add(line string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.b.WriteString(line + "\n")
+	if l.changed != nil {
+		close(l.changed)
+	}
+	l.changed = make(chan struct{})
+}
+
+// WaitFor waits up to d for the log to contain substr, and reports
+// whether it does: a server may log a failure after it has answered it.
+func (l *Log) WaitFor(substr string, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		found := strings.Contains(l.b.String(), substr)
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		if found {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return false
+		}
+	}
 }
 
 func (l *Log) String() string {
