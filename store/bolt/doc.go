@@ -58,7 +58,7 @@
 // the log record it points at. Format 1 gives the batch id, seq and time
 // of a log record no check of their own.
 //
-// # On-disk layout, format version 1
+// # On-disk layout, format 2
 //
 // All integers are big-endian unless marked uvarint (encoding/binary
 // unsigned varint). A "string" is uvarint length followed by that many
