@@ -124,7 +124,8 @@ func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, o
 	if err != nil {
 		return err
 	}
-	ob, err := sf.openOutbox(path, len(ops))
+	t := newTally()
+	ob, err := sf.openOutbox(path, t)
 	if err != nil {
 		return fmt.Errorf("%w; nothing was stored", err)
 	}
@@ -137,7 +138,7 @@ func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, o
 	if err != nil {
 		return err
 	}
-	return sendAndReport(ctx, env, cf, ob, newSession(cf, token), ids, without(before, ids))
+	return sendAndReport(ctx, env, cf, ob, t, newSession(cf, token), ids, without(before, ids))
 }
 
 // without returns the ids of a that are not in b.

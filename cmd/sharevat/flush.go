@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"sharevat"
@@ -70,12 +71,48 @@ func (f *stateFlags) path(env *Env, token string) (string, error) {
 	return filepath.Join(dir, "outbox-"+string(tok.GrantID)+".db"), nil
 }
 
-// openOutbox opens the outbox at path, sized so that the results of keep
-// ops survive until they are reported.
-func (f *stateFlags) openOutbox(path string, keep int) (*client.Outbox, error) {
+// openOutbox opens the outbox at path; every ack it records while open is
+// also counted in t, which is what a run reports (the outbox keeps only
+// the newest done results, so looking them up afterwards would miss some).
+func (f *stateFlags) openOutbox(path string, t *tally) (*client.Outbox, error) {
 	return client.OpenOutbox(path, client.OutboxOptions{
-		MaxBatchOps: f.batch, LockTimeout: f.lockWait, KeepDone: max(keep+1000, 10_000),
+		MaxBatchOps: f.batch, LockTimeout: f.lockWait, OnAck: t.add,
 	})
+}
+
+// tally collects the server's answer for each op acked during one run.
+type tally struct {
+	mu      sync.Mutex
+	results map[string]sharevat.OpResult
+}
+
+func newTally() *tally { return &tally{results: make(map[string]sharevat.OpResult)} }
+
+// add records the results of one ack (an OutboxOptions.OnAck).
+func (t *tally) add(_ string, ack sharevat.Ack) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range ack.Results {
+		t.results[r.OpID] = r
+	}
+}
+
+// outcome turns the results for ids into an ack, counting the ids not
+// acked during this run as pending.
+func (t *tally) outcome(ids []string) (sharevat.Ack, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var ack sharevat.Ack
+	pending := 0
+	for _, id := range ids {
+		if r, ok := t.results[id]; ok {
+			ack.Results = append(ack.Results, r)
+		} else {
+			pending++
+		}
+	}
+	ack.Count()
+	return ack, pending
 }
 
 // newSession is the reconnecting session a flush sends through.
@@ -121,7 +158,8 @@ func flushPending(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return reportRun(env, cf.json, runSummary{})
 	}
-	ob, err := sf.openOutbox(path, 0)
+	t := newTally()
+	ob, err := sf.openOutbox(path, t)
 	if err != nil {
 		return err
 	}
@@ -130,7 +168,7 @@ func flushPending(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags
 	if err != nil {
 		return err
 	}
-	return sendAndReport(ctx, env, cf, ob, newSession(cf, token), pending, nil)
+	return sendAndReport(ctx, env, cf, ob, t, newSession(cf, token), pending, nil)
 }
 
 // pendingIDs lists the op ids pending in ob.
@@ -144,11 +182,11 @@ func pendingIDs(ob *client.Outbox) ([]string, error) {
 }
 
 // sendAndReport flushes ob and reports on the ops ids (this run's) and
-// older (other ops that were pending before).
-func sendAndReport(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outbox, s *client.Session, ids, older []string) error {
+// older (other ops that were pending before), as counted in t.
+func sendAndReport(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outbox, t *tally, s *client.Session, ids, older []string) error {
 	defer s.Close()
 	ferr := ob.Flush(ctx, s)
-	sum, err := summarize(ob, ids, older)
+	sum, err := summarize(ob, t, ids, older)
 	if err != nil {
 		return err
 	}
@@ -166,34 +204,13 @@ type runSummary struct {
 	olderPending int
 }
 
-func summarize(ob *client.Outbox, ids, older []string) (runSummary, error) {
+func summarize(ob *client.Outbox, t *tally, ids, older []string) (runSummary, error) {
 	var sum runSummary
 	st, err := ob.Status()
-	if err == nil {
-		sum.ack, sum.pending, err = outcome(ob, ids)
-	}
-	if err == nil {
-		sum.older, sum.olderPending, err = outcome(ob, older)
-	}
+	sum.ack, sum.pending = t.outcome(ids)
+	sum.older, sum.olderPending = t.outcome(older)
 	sum.ack.Head, sum.older.Head = st.LastAckedCursor, st.LastAckedCursor
 	return sum, err
-}
-
-// outcome turns the outbox's results for ids into an ack.
-func outcome(ob *client.Outbox, ids []string) (sharevat.Ack, int, error) {
-	var ack sharevat.Ack
-	res, err := ob.Results(ids...)
-	pending := 0
-	for _, r := range res {
-		switch r.State {
-		case client.OpDone, client.OpFailed:
-			ack.Results = append(ack.Results, sharevat.OpResult{OpID: r.OpID, Status: r.Status, Cursor: r.Cursor, Reason: r.Reason, Message: r.Message})
-		default:
-			pending++
-		}
-	}
-	ack.Count()
-	return ack, pending, err
 }
 
 // reportRun prints the summary; a rejected op of this run exits 4.
@@ -248,5 +265,21 @@ func flushFailed(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outb
 	case ctx.Err() != nil:
 		ferr = fmt.Errorf("interrupted (%s)", last)
 	}
+	if tokenRefused(ferr) {
+		return fmt.Errorf("%w; %d op(s) stay pending in the outbox %s, which this token cannot send: "+
+			"send them with a token of the same share that can append (`sharevat flush --outbox %s` with that token), "+
+			"or discard them by moving %s aside", denied(ferr), st.Pending, ob.Path(), ob.Path(), ob.Path())
+	}
 	return fmt.Errorf("%w; %d op(s) stay pending in %s: run `sharevat flush` to send them", denied(ferr), st.Pending, ob.Path())
+}
+
+// tokenRefused reports whether err means the token itself can never send
+// the ops (it lacks the right, or is revoked or unknown), so that
+// retrying with it is no way out.
+func tokenRefused(err error) bool {
+	switch sharevat.ErrorCode(err) {
+	case sharevat.EPermissionDenied, sharevat.ERevoked, sharevat.EUnauthorized:
+		return true
+	}
+	return false
 }
