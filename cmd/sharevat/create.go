@@ -40,7 +40,7 @@ func create(ctx context.Context, env *Env, cf *clientFlags, patch sharevat.MetaP
 	defer conn.Close()
 	admin, err := adminFor(ctx, conn, cf)
 	if err != nil {
-		return denied(err)
+		return createDenied(err)
 	}
 	defer admin.Release()
 	sh, m, err := admin.CreateShare(ctx, patch)
@@ -56,6 +56,20 @@ func create(ctx context.Context, env *Env, cf *clientFlags, patch sharevat.MetaP
 	fmt.Fprintf(env.Stderr, "created share %s; its owner token (shown once, keep it secret):\n", sh.Info.ID)
 	_, err = fmt.Fprintln(env.Stdout, m.Token)
 	return err
+}
+
+// createDenied makes an unauthorized `create` say which token it needs.
+// The hint is the same whatever the token was (a share token, a wrong or
+// stale admin token): the vat answers every failed redeem alike, and
+// `create` does not redeem the token a second time to find out more.
+// `sharevat inspect` tells a share token from the admin token.
+func createDenied(err error) error {
+	if sharevat.ErrorCode(err) != sharevat.EUnauthorized {
+		return err
+	}
+	return fmt.Errorf("%w (create needs the server's admin token, not a share token: "+
+		"it is <data>/admin.token on the server; pass it with --token-file; "+
+		"'sharevat inspect' tells which kind a token is)", err)
 }
 
 // adminFor redeems the admin token, or asks an --open server when no
