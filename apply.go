@@ -59,7 +59,7 @@ func PrepareBatch(b *Batch, lim Limits) *PreparedBatch {
 	return p
 }
 
-// ApplyPrepared runs the append semantics of DESIGN.md §5 over tx: for
+// ApplyPrepared runs the append semantics of docs/design.md §5 over tx: for
 // each op, in order, (1) op id already in the log → duplicate, or
 // idReused if the content differs; (2) batch epoch ≠ share epoch →
 // staleEpoch; (3) a dependency not in the log → missingDependency;

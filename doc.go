@@ -5,5 +5,5 @@
 //
 // It imports only the standard library. Adapters (store, vat, rpc,
 // client, cmd) depend on it and never on each other, except as listed in
-// DESIGN.md §12.
+// docs/design.md §12.
 package sharevat

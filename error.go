@@ -11,7 +11,7 @@ import (
 // released; add new ones at the end of the list below.
 type Code string
 
-// The error codes of DESIGN.md §9.
+// The error codes of docs/design.md §9.
 const (
 	// EUnauthorized: a token could not be redeemed (unknown, wrong secret,
 	// revoked, expired, stale epoch). Every redeem failure looks the same.

@@ -2,7 +2,7 @@ package sharevat
 
 import "time"
 
-// Grant is the vault record behind a token (DESIGN.md §2, §4). The secret
+// Grant is the vault record behind a token (docs/design.md §2, §4). The secret
 // itself is never stored: only Verifier, a keyed hash of it.
 type Grant struct {
 	ID        GrantID

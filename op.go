@@ -2,7 +2,7 @@ package sharevat
 
 import "time"
 
-// The standard op kinds (DESIGN.md §5). State kinds carry a key and are
+// The standard op kinds (docs/design.md §5). State kinds carry a key and are
 // upserted into the materialized state by (kind, key); KindEvent is
 // append-only and carries no key. Bodies of every standard kind are JSON.
 const (

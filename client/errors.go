@@ -55,7 +55,7 @@ func innermost(err error) *exc.Exception {
 }
 
 // isNullClient reports go-capnp's rare "call on null client" on a first
-// call after Bootstrap (DESIGN.md §10); such a call never reached the
+// call after Bootstrap (docs/design.md §10); such a call never reached the
 // server and is safe to retry.
 func isNullClient(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "call on null client")

@@ -17,7 +17,7 @@ type SessionOptions struct {
 }
 
 // Session is a reconnecting handle on one share token: redeem-and-resume
-// (DESIGN.md §6). Share returns a live capability, dialing and redeeming
+// (docs/design.md §6). Share returns a live capability, dialing and redeeming
 // again whenever the last connection died, with exponential backoff and
 // jitter between failed attempts. Safe for concurrent use.
 type Session struct {

@@ -1,5 +1,5 @@
 // Package interop_test proves that Cap'n Proto RPC peers that are not Go
-// can use sharevat (DESIGN.md §7). Each test runs the real server binary,
+// can use sharevat (docs/design.md §7). Each test runs the real server binary,
 // lets a foreign client redeem an owner token, append and read, and checks
 // with the Go client that the ops landed:
 //

@@ -43,7 +43,7 @@ func TestRoundTripConcurrent(t *testing.T) {
 	}
 }
 
-// TestFirstCallAfterBootstrap guards the go-capnp trait of DESIGN §10: the
+// TestFirstCallAfterBootstrap guards the go-capnp trait of docs/design.md §10: the
 // first call after Bootstrap must not fail with "call on null client".
 func TestFirstCallAfterBootstrap(t *testing.T) {
 	checkGoroutines(t)

@@ -1,4 +1,4 @@
-# sharevat wire contract (DESIGN.md §3, §5). This file is a public wire
+# sharevat wire contract (docs/design.md §3, §5). This file is a public wire
 # contract: never renumber or retype a field or method, never reuse an
 # ordinal; add new fields and methods at the end only.
 #
@@ -6,7 +6,7 @@
 #   - Times are Int64 Unix nanoseconds (UTC); 0 means "unset"/"never".
 #   - Cursors are UInt64, 1-based; cursor 0 is "before the first op".
 #   - Errors travel as Cap'n Proto exceptions whose reason is
-#     "<code>: <message>", with a code from DESIGN.md §9 (unauthorized,
+#     "<code>: <message>", with a code from docs/design.md §9 (unauthorized,
 #     permissionDenied, revoked, invalid, conflict, notFound, tooLarge,
 #     unavailable, internal, corrupt).
 @0xeef594388b6114fc;

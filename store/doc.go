@@ -1,5 +1,5 @@
 // Package store groups the storage backends of sharevat and the contract
-// suite they all pass (DESIGN.md §8).
+// suite they all pass (docs/design.md §8).
 //
 //   - store/bolt: the embedded bbolt backend, one file in the data
 //     directory. It is the only package that imports bbolt.

@@ -1,4 +1,4 @@
-// Package sturdyref is the sturdy-reference realm of sharevat (DESIGN.md
+// Package sturdyref is the sturdy-reference realm of sharevat (docs/design.md
 // §3, §4): the token format, minting, strict parsing, the keyed verifiers
 // the vault stores instead of secrets, and the attenuation rules for
 // minting narrower grants. It does no I/O: randomness comes in as an

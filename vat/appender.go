@@ -14,7 +14,7 @@ type appenderServer struct{ f *facet }
 
 var _ schema.Appender_Server = (*appenderServer)(nil)
 
-// Append applies one batch with the semantics of DESIGN.md §5 and answers
+// Append applies one batch with the semantics of docs/design.md §5 and answers
 // only once it is durable. It keeps E-order: batches sent on one Appender
 // commit in the order they were sent.
 func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append) error {

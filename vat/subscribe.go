@@ -94,7 +94,7 @@ func (v *Vat) subscribe(ctx context.Context, f *facet, call schema.Reader_subscr
 }
 
 // start joins share and runs a subscription for a reference of sink
-// (parameters are released when the handler returns: DESIGN.md §10).
+// (parameters are released when the handler returns: docs/design.md §10).
 func (h *hub) start(f *facet, from sharevat.Cursor, sink schema.OpSink) (*subscription, error) {
 	if err := h.join(f); err != nil {
 		return nil, err

@@ -211,7 +211,7 @@ func ratio(a, b float64) float64 {
 // settleTime is how long settle waits at most.
 const settleTime = 600 * time.Millisecond
 
-// settle waits out go-capnp's ~250 ms hold on finished calls (DESIGN.md
+// settle waits out go-capnp's ~250 ms hold on finished calls (docs/design.md
 // §10), so one phase's leftovers do not weigh on the next; phases shorter
 // than that wait only as long as they last.
 func settle(ctx context.Context, phase time.Duration) {

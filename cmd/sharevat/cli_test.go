@@ -13,7 +13,7 @@ import (
 
 // TestWalkthrough runs the README's five-minute walk-through against a
 // real server process: serve → create → append → read → snapshot, with
-// the exit codes of DESIGN.md §11.
+// the exit codes of docs/design.md §11.
 func TestWalkthrough(t *testing.T) {
 	srv := startServer(t, t.TempDir())
 	base := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + t.TempDir()}

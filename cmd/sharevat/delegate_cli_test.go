@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tokenRE matches a token's text (sturdyref's format, DESIGN.md §4).
+// tokenRE matches a token's text (sturdyref's format, docs/design.md §4).
 var tokenRE = regexp.MustCompile(`svt1_[a-z2-7]{24}_[A-Za-z0-9_-]{43}`)
 
 // delegation drives the CLI against one server and checks every
@@ -116,7 +116,7 @@ func (d *delegation) grants(token string) []jsonGrant {
 // against a real server process: the owner A grants B read-only and C
 // read+append+delegate for an hour; C grants D read; the tree, inspect,
 // revoking C's subtree and bumping the epoch, with the exit codes of
-// DESIGN.md §11.
+// docs/design.md §11.
 func TestDelegationWalkthrough(t *testing.T) {
 	d, admin := newDelegation(t, startServer(t, t.TempDir()))
 	a := d.mint(admin, "create", "--title", "delegation")

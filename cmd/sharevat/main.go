@@ -1,5 +1,5 @@
 // Command sharevat runs a sharevat vat and talks to one: serve, create,
-// append, read, snapshot, grant, grants, revoke, inspect (DESIGN.md §11).
+// append, read, snapshot, grant, grants, revoke, inspect (docs/design.md §11).
 // `sharevat help` lists them; main only wires signals and exit codes.
 package main
 

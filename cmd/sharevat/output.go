@@ -8,7 +8,7 @@ import (
 	"sharevat"
 )
 
-// jsonEntry is one op as `read` prints it (DESIGN.md §11).
+// jsonEntry is one op as `read` prints it (docs/design.md §11).
 type jsonEntry struct {
 	Cursor  uint64          `json:"cursor"`
 	OpID    string          `json:"op_id"`

@@ -11,7 +11,7 @@ import (
 	"sharevat"
 )
 
-// Exit codes (DESIGN.md §11).
+// Exit codes (docs/design.md §11).
 const (
 	exitOK       = 0
 	exitFailure  = 1 // anything else

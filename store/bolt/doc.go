@@ -1,6 +1,6 @@
 // Package bolt is the embedded storage backend of sharevat: an
 // implementation of sharevat.Store over one go.etcd.io/bbolt file
-// (DESIGN.md §8). It is the only package in the module that imports bbolt.
+// (docs/design.md §8). It is the only package in the module that imports bbolt.
 //
 // # Durability and concurrency
 //

@@ -6,7 +6,7 @@ import (
 	"sharevat"
 )
 
-// appendTests cover the append semantics of DESIGN.md §5.
+// appendTests cover the append semantics of docs/design.md §5.
 var appendTests = []test{
 	{"Cursors", testAppendCursors},
 	{"UnknownShare", testAppendUnknownShare},

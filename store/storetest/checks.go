@@ -7,7 +7,7 @@ import (
 	"sharevat"
 )
 
-// checkTests cover limits and the order of the checks of DESIGN.md §5.
+// checkTests cover limits and the order of the checks of docs/design.md §5.
 var checkTests = []test{
 	{"TooLarge", testTooLarge},
 	{"TooManyOps", testTooManyOps},

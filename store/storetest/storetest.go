@@ -1,9 +1,9 @@
-// Package storetest is the contract suite for sharevat.Store (DESIGN.md
+// Package storetest is the contract suite for sharevat.Store (docs/design.md
 // §8): every backend's tests call Run, and a backend is correct only if
 // the whole suite passes.
 //
 // The suite covers every method and every error code that store.go
-// documents, the append semantics of DESIGN.md §5 end to end through
+// documents, the append semantics of docs/design.md §5 end to end through
 // Append, and concurrent appends. Each subtest opens a fresh, empty store
 // with the open function it is given; open must register any cleanup
 // (closing the store, removing files) with t.Cleanup. What the suite
