@@ -28,7 +28,8 @@ type ShareStore interface {
 	CreateShare(ctx context.Context, s Share, owner Grant) error
 	// Share returns one share. Errors: ENotFound.
 	Share(ctx context.Context, id ShareID) (Share, error)
-	// Shares lists all shares, ordered by id.
+	// Shares lists all shares, ordered by id, each with its Head as
+	// Share gives it (the log's head).
 	Shares(ctx context.Context) ([]Share, error)
 	// UpdateMeta applies patch at now and returns the updated share.
 	// Errors: ENotFound, EInvalid, ETooLarge.
