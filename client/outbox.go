@@ -208,7 +208,8 @@ func (o *Outbox) Close() error {
 }
 
 // Flush sends every pending op, one batch at a time, and returns nil once
-// nothing is pending. Each batch carries the epoch of the Share that s
+// nothing is pending (then it compacts the file if it is mostly free
+// pages). Each batch carries the epoch of the Share that s
 // redeemed, and its ack is matched to its ops by op id: applied and
 // duplicate ops are done, rejected ones failed (see Failed; a rejection
 // does not make Flush fail).
@@ -231,13 +232,24 @@ func (o *Outbox) Flush(ctx context.Context, s *Session) error {
 			return err
 		}
 		b, err := o.db.Next(o.opts.MaxBatchOps, o.opts.MaxBatchBytes, func() string { return randomID("batch-") })
-		if err != nil || b == nil {
+		if err != nil {
 			return err
+		}
+		if b == nil {
+			o.compact()
+			return nil
 		}
 		if err := o.send(ctx, s, b); err != nil {
 			return err
 		}
 	}
+}
+
+// compact shrinks the file once a flush has emptied it, if it is mostly
+// free pages. It is only about disk space: a failure leaves the file as
+// it was, in use, and the flush still succeeded.
+func (o *Outbox) compact() {
+	_, _ = o.db.Compact()
 }
 
 // bound returns ctx, also canceled by Close.

@@ -3,6 +3,8 @@ package outbox
 import (
 	"errors"
 	"fmt"
+	"os"
+	"sync"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -48,9 +50,12 @@ type Options struct {
 
 // DB is one outbox file.
 type DB struct {
-	path     string
-	bdb      *bbolt.DB
-	keepDone int
+	path        string
+	keepDone    int
+	lockTimeout time.Duration
+
+	mu  sync.RWMutex // held for writing by Compact, which swaps bdb, and Close
+	bdb *bbolt.DB
 }
 
 // Open opens (creating if needed, mode 0600) the outbox file at path. If
@@ -59,6 +64,9 @@ type DB struct {
 // and left as it is, with one line that names it (a
 // *boltutil.DamagedError, code ECorrupt): an outbox file appears at path
 // only once it is whole, so an empty one lost its ops.
+//
+// A file that is mostly free pages is compacted (Compact) once open; a
+// failed compaction leaves the file as it was and is not an error.
 func Open(path string, opts Options) (*DB, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
@@ -66,7 +74,66 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.KeepDone <= 0 {
 		opts.KeepDone = DefaultKeepDone
 	}
-	bdb, err := boltutil.Open(path, "outbox", bbolt.Options{Timeout: opts.LockTimeout})
+	db, err := openLocked(path, opts, time.Now().Add(opts.LockTimeout))
+	if err != nil {
+		return nil, err
+	}
+	_ = os.Remove(compactPath(path)) // left by a crashed Compact
+	_, _ = db.Compact()
+	return db, nil
+}
+
+// openLocked opens path and locks the file that is at path once the lock
+// is held. A Compact by another holder renames a new file over the one a
+// waiter opened: the waiter then holds the lock of a file that is no
+// longer at path, and tries again, until deadline.
+func openLocked(path string, opts Options, deadline time.Time) (*DB, error) {
+	for {
+		pinned, _ := os.Open(path) // nil for a file not made yet
+		db, err := openFile(path, opts, max(time.Until(deadline), time.Millisecond))
+		if err != nil || pinned == nil {
+			closeFile(pinned)
+			return db, err
+		}
+		same, err := sameFile(pinned, path)
+		closeFile(pinned)
+		if same && err == nil {
+			return db, nil
+		}
+		_ = db.Close()
+		if err != nil {
+			return nil, fmt.Errorf("outbox: open %s: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			return nil, sharevat.Errorf(sharevat.EUnavailable,
+				"outbox %s is in use by another sharevat process (waited %s)", path, opts.LockTimeout)
+		}
+	}
+}
+
+// sameFile reports whether f is the file now at path.
+func sameFile(f *os.File, path string) (bool, error) {
+	a, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	b, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(a, b), nil
+}
+
+func closeFile(f *os.File) {
+	if f != nil {
+		_ = f.Close()
+	}
+}
+
+// openFile opens the outbox file at path, waiting up to timeout for its
+// lock.
+func openFile(path string, opts Options, timeout time.Duration) (*DB, error) {
+	bdb, err := boltutil.Open(path, "outbox", bbolt.Options{Timeout: timeout})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, sharevat.Errorf(sharevat.EUnavailable,
 			"outbox %s is in use by another sharevat process (waited %s)", path, opts.LockTimeout)
@@ -78,7 +145,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outbox: %w", err)
 	}
-	db := &DB{path: path, bdb: bdb, keepDone: opts.KeepDone}
+	db := &DB{path: path, bdb: bdb, keepDone: opts.KeepDone, lockTimeout: opts.LockTimeout}
 	if err := boltutil.Update(bdb, initBuckets); err != nil {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("outbox: open %s: %w", path, err)
@@ -102,6 +169,8 @@ func (db *DB) Path() string { return db.path }
 // Close closes the file, waiting for running transactions. Calls after
 // Close fail with sharevat.EUnavailable.
 func (db *DB) Close() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	if err := db.bdb.Close(); err != nil {
 		return fmt.Errorf("outbox: close: %w", err)
 	}
@@ -111,12 +180,16 @@ func (db *DB) Close() error {
 // view runs fn in a read-only transaction; a panic in it (a damaged
 // page) is an error.
 func (db *DB) view(op string, fn func(*bbolt.Tx) error) error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
 	return db.wrap(op, boltutil.View(db.bdb, fn))
 }
 
 // update runs fn in a read-write transaction, committed durably; a panic
 // in it rolls it back and is an error.
 func (db *DB) update(op string, fn func(*bbolt.Tx) error) error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
 	return db.wrap(op, boltutil.Update(db.bdb, fn))
 }
 

@@ -29,6 +29,21 @@
 // safe for concurrent use, but Next and Ack assume one flusher at a time
 // (client.Outbox serialises them). Files never hold a token.
 //
+// # Compaction
+//
+// bbolt reuses the pages of acked and pruned records but never shrinks
+// its file, so after a large burst of ops the file would keep its peak
+// size. DB.Compact rewrites a file that is at least half, and at least
+// 1 MiB, free pages: it copies the live data into "<path>.compact"
+// (every copy transaction synced), renames that over the path and syncs
+// the directory, so a crash leaves the old file or the new one, whole,
+// at the path (a leftover "<path>.compact" is removed at the next Open).
+// The new file is locked before the rename, so the file at the path is
+// locked throughout; a process that was waiting for the old file's lock
+// finds, once it gets it, that the file is no longer at the path, and
+// opens the path again. Open compacts a sparse file, and client.Outbox
+// does after a flush that emptied it.
+//
 // # Damaged files
 //
 // A new outbox file appears at its path only once bbolt has written its
