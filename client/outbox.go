@@ -50,7 +50,7 @@ func (o *OutboxOptions) defaults() {
 	}
 }
 
-// Outbox is the durable outbox of DESIGN.md §6: ops are written to a bbolt
+// Outbox is the durable outbox of docs/design.md §6: ops are written to a bbolt
 // file before Enqueue returns, and Flush sends them in enqueue order, in
 // batches with stable batch ids and seqs, until each is acked — applied or
 // duplicate (done) or rejected (failed, never resent). On a transport

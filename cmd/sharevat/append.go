@@ -12,7 +12,7 @@ import (
 	"sharevat"
 )
 
-// jsonOp is one input line of `append` (DESIGN.md §11).
+// jsonOp is one input line of `append` (docs/design.md §11).
 type jsonOp struct {
 	OpID           string          `json:"op_id"`
 	Kind           string          `json:"kind"`

@@ -1,4 +1,4 @@
-// Package outbox persists the client's durable outbox (DESIGN.md §6) in
+// Package outbox persists the client's durable outbox (docs/design.md §6) in
 // one go.etcd.io/bbolt file that the caller chooses. It is the only
 // package besides store/bolt that imports bbolt. The client.Outbox type
 // drives it; this package only stores and moves records, and knows

@@ -86,7 +86,7 @@ func (r *record) op() sharevat.Op {
 }
 
 // size is what the op counts against a batch's byte budget: the same sum
-// the server checks (DESIGN.md §5).
+// the server checks (docs/design.md §5).
 func (r *record) size() int {
 	n := len(r.OpID) + len(r.Kind) + len(r.Key) + len(r.Body)
 	for _, d := range r.DependsOn {
