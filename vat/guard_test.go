@@ -5,10 +5,8 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"sharevat"
-	"sharevat/rpc"
 	"sharevat/schema"
 )
 
@@ -22,13 +20,7 @@ import (
 func TestPipelinedCallsCannotCrash(t *testing.T) {
 	tv := MustServe(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "guard")
-	rc, err := rpc.Dial(bg, tv.URL, nil)
-	require.NoError(t, err)
-	defer rc.Close()
-	boot, err := rc.BootstrapResolved(bg)
-	require.NoError(t, err)
-	vault := schema.Vault(boot)
-	defer vault.Release()
+	vault := mustRawVault(t, tv)
 
 	call := func(c capnp.Client, m capnp.Method) error {
 		ans, release := c.SendCall(bg, capnp.Send{Method: m})

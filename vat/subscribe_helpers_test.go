@@ -159,9 +159,9 @@ func (s *recSink) waitShut(t *testing.T) {
 	}
 }
 
-// mustRawReader redeems token on a new raw connection and returns its
-// Reader; the connection closes at cleanup.
-func mustRawReader(t *testing.T, tv *testVat, token string) schema.Reader {
+// mustRawVault opens a raw connection (go-capnp, no client package) and
+// returns its Vault; both are closed at cleanup.
+func mustRawVault(t *testing.T, tv *testVat) schema.Vault {
 	t.Helper()
 	rc, err := rpc.Dial(bg, tv.URL, nil)
 	require.NoError(t, err)
@@ -170,11 +170,19 @@ func mustRawReader(t *testing.T, tv *testVat, token string) schema.Reader {
 	require.NoError(t, err)
 	vault := schema.Vault(boot)
 	t.Cleanup(vault.Release)
+	return vault
+}
+
+// mustRawReader redeems token on a new raw connection and returns its
+// Reader; the connection closes at cleanup.
+func mustRawReader(t *testing.T, tv *testVat, token string) schema.Reader {
+	t.Helper()
+	vault := mustRawVault(t, tv)
 	fut, release := vault.Restore(bg, func(p schema.Vault_restore_Params) error { return p.SetToken(token) })
 	defer release()
 	rfut, rrelease := fut.Share().Reader(bg, nil)
 	defer rrelease()
-	_, err = rfut.Struct()
+	_, err := rfut.Struct()
 	require.NoError(t, err)
 	rd := rfut.Reader().AddRef()
 	t.Cleanup(rd.Release)

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
-	"sharevat/rpc"
 	"sharevat/schema"
 	"sharevat/sturdyref"
 )
@@ -59,16 +58,10 @@ func TestRedeemFailuresLookTheSame(t *testing.T) {
 func TestRedeemTrailingSpace(t *testing.T) {
 	tv := MustServe(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "s")
-	rc, err := rpc.Dial(bg, tv.URL, nil)
-	require.NoError(t, err)
-	defer rc.Close()
-	boot, err := rc.BootstrapResolved(bg)
-	require.NoError(t, err)
-	vault := schema.Vault(boot)
-	defer vault.Release()
+	vault := mustRawVault(t, tv)
 	fut, release := vault.Restore(bg, func(p schema.Vault_restore_Params) error { return p.SetToken(owner + " ") })
 	defer release()
-	_, err = fut.Struct()
+	_, err := fut.Struct()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unauthorized: invalid or expired token")
 	assert.NotContains(t, err.Error(), "svt1_")
