@@ -55,8 +55,8 @@ func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 		PipelineTargets:   h.opts.PipelineTargets,
 		OnLimit:           h.opts.OnLimit,
 	})
-	log.Info("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent)
-	defer func() { log.Info("sharevat/rpc: connection closed", "reason", endReason(codec)) }()
+	log.Debug("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent)
+	defer func() { log.Debug("sharevat/rpc: connection closed", "reason", endReason(codec)) }()
 	defer recoverConn(log, codec)
 	sc.peer.Meter = codecMeter{codec}
 	boot, err := h.bootstrap(sc.peer)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,14 +25,16 @@ import (
 
 // serveFlags configure `sharevat serve`.
 type serveFlags struct {
-	listen   string
-	data     string
-	open     bool
-	origins  string
-	logLevel string
-	debug    string
-	limits   sharevat.Limits
-	peers    peerLimits // serve_limits.go
+	listen    string
+	data      string
+	open      bool
+	origins   string
+	logLevel  string
+	logFormat string
+	debug     string
+	tls       tlsFlags // serve_tls.go
+	limits    sharevat.Limits
+	peers     peerLimits // serve_limits.go
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -41,6 +44,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use)")
 	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	f.tls.register(fs)
 	fs.StringVar(&f.debug, "debug-listen", "", "serve Go profiles (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060")
 	fs.IntVar(&f.limits.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest op body")
 	fs.IntVar(&f.limits.MaxOpsPerBatch, "max-batch-ops", d.MaxOpsPerBatch, "most ops in one append")
@@ -54,7 +59,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	f.register(fs)
-	if err := parseFlags(fs, env, args); err != nil {
+	if err := parseServeFlags(fs, env, args); err != nil {
+		return err
+	}
+	if err := f.tls.validate(); err != nil {
 		return err
 	}
 	if err := f.limits.Validate(); err != nil {
@@ -63,19 +71,28 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := f.peers.validate(readLimit(f.limits)); err != nil {
 		return err
 	}
-	logger, err := newLogger(env, f.logLevel)
+	logger, err := newLogger(env, f.logLevel, f.logFormat)
 	if err != nil {
 		return err
 	}
 	return serve(ctx, env, &f, logger)
 }
 
-func newLogger(env *Env, level string) (*slog.Logger, error) {
+// newLogger writes records of level and above to stderr as text
+// (key=value) or JSON lines.
+func newLogger(env *Env, level, format string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, usagef("bad --log-level %q (want debug, info, warn or error)", level)
 	}
-	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: l})), nil
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(env.Stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(env.Stderr, opts)), nil
+	}
+	return nil, usagef("bad --log-format %q (want text or json)", format)
 }
 
 // serve opens the data directory, then listens and serves until ctx ends.
@@ -100,6 +117,10 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	}
 	defer db.Close()
 	m.watchStore(db.Size)
+	tlsCfg, err := f.tls.config()
+	if err != nil {
+		return err
+	}
 	v, err := openVat(ctx, f, db, m, log)
 	if err != nil {
 		return err
@@ -112,7 +133,7 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	h := newHandler(v, f, m, log)
 	m.watchConns(h.Conns)
 	hosts, loopback := f.peers.hosts(ln.Addr().String())
-	err = runServer(ctx, env, ln, h, routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback}, log)
+	err = runServer(ctx, env, ln, tlsCfg, h, routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback}, log)
 	return errors.Join(err, closeVat(v))
 }
 
@@ -192,17 +213,25 @@ type routes struct {
 
 // runServer serves /rpc, /healthz and /metrics on ln until ctx ends, then
 // shuts down: stop accepting, close every RPC connection, wait for them.
-func runServer(ctx context.Context, env *Env, ln net.Listener, h *rpc.Handler, r routes, log *slog.Logger) error {
+// A non-nil tlsCfg serves TLS.
+func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Config, h *rpc.Handler, r routes, log *slog.Logger) error {
 	mux := http.NewServeMux()
 	mux.Handle("/rpc", h)
 	mux.HandleFunc("/healthz", healthz(r.db))
 	mux.Handle("/metrics", r.metrics)
 	srv := &http.Server{Handler: hostGuard(r.hosts, r.loopback, mux), ReadHeaderTimeout: 10 * time.Second}
-	url := "ws://" + ln.Addr().String() + "/rpc"
-	log.Info("serving", "url", url, "data", filepath.Dir(r.db.Path()))
-	fmt.Fprintf(env.Stderr, "sharevat: serving on %s\n", url)
+	if tlsCfg != nil {
+		useTLS(srv, tlsCfg)
+	}
+	announce(env, ln.Addr(), tlsCfg != nil, filepath.Dir(r.db.Path()), log)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if tlsCfg != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
