@@ -2,12 +2,16 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"strings"
 
 	"sharevat"
 )
@@ -64,7 +68,7 @@ anything twice; re-running the same input is safe when it has op ids.`)
 func readOps(env *Env, file string) ([]sharevat.Op, error) {
 	in := env.Stdin
 	if file != "" {
-		f, err := os.Open(file)
+		f, err := openOpsFile(file)
 		if err != nil {
 			return nil, err
 		}
@@ -74,13 +78,26 @@ func readOps(env *Env, file string) ([]sharevat.Op, error) {
 	return parseOps(in)
 }
 
+// openOpsFile opens --file; a file that is not there is a usage error
+// (exit 2) naming the path.
+func openOpsFile(file string) (*os.File, error) {
+	f, err := os.Open(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, usagef("--file %q: no such file", file)
+	case err != nil:
+		return nil, fmt.Errorf("--file: %w", err)
+	}
+	return f, nil
+}
+
 func parseOps(in io.Reader) ([]sharevat.Op, error) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var ops []sharevat.Op
 	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue // blank lines, and a CRLF file's empty lines
 		}
 		op, err := parseOp(sc.Bytes())
 		if err != nil {
@@ -97,10 +114,11 @@ func parseOps(in io.Reader) ([]sharevat.Op, error) {
 	return ops, nil
 }
 
+// parseOp parses one line; its errors say in plain words what is wrong.
 func parseOp(line []byte) (sharevat.Op, error) {
-	var j jsonOp
-	if err := json.Unmarshal(line, &j); err != nil {
-		return sharevat.Op{}, fmt.Errorf("not a JSON op: %v", err)
+	j, err := decodeOp(line)
+	if err != nil {
+		return sharevat.Op{}, err
 	}
 	op := sharevat.Op{OpID: j.OpID, Kind: j.Kind, Key: j.Key, DependsOn: j.DependsOn, Delete: j.Delete}
 	if len(j.Body) > 0 && string(j.Body) != "null" {
@@ -111,6 +129,73 @@ func parseOp(line []byte) (sharevat.Op, error) {
 		op.ExpectedCursor = &c
 	}
 	return op, nil
+}
+
+// decodeOp decodes one JSON object into a jsonOp, refusing unknown
+// fields and anything after the object.
+func decodeOp(line []byte) (jsonOp, error) {
+	var j jsonOp
+	trimmed := bytes.TrimSpace(line)
+	if trimmed[0] != '{' {
+		if json.Valid(trimmed) {
+			return j, fmt.Errorf("an op must be a JSON object, got %s", jsonKind(trimmed[0]))
+		}
+		return j, errors.New("not JSON: an op is one JSON object per line, like {\"kind\":\"message\",\"key\":\"k\",\"body\":{}}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return j, opError(err)
+	}
+	if rest := trimmed[dec.InputOffset():]; len(bytes.TrimSpace(rest)) > 0 {
+		return j, errors.New("more after the op's closing brace: one op per line")
+	}
+	return j, nil
+}
+
+// jsonKind names the JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// opFieldTypes says what each field of an op must be.
+var opFieldTypes = map[string]string{
+	"op_id": "a string", "kind": "a string", "key": "a string",
+	"depends_on":      "an array of op id strings",
+	"expected_cursor": "a whole number from 0 to 18446744073709551615",
+	"delete":          "true or false",
+}
+
+// opError rewords a decoding error without Go type names.
+func opError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("not valid JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.As(err, &typ):
+		field, _, _ := strings.Cut(typ.Field, ".")
+		if want, ok := opFieldTypes[field]; ok {
+			return fmt.Errorf("field %q must be %s, got %s", field, want, typ.Value)
+		}
+		return fmt.Errorf("field %q has the wrong type (%s)", field, typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("the op's JSON object is not closed")
+	}
+	if msg := strings.TrimPrefix(err.Error(), "json: "); strings.HasPrefix(msg, "unknown field ") {
+		return fmt.Errorf("%s (an op has op_id, kind, key, body, depends_on, expected_cursor, delete)", msg)
+	}
+	return fmt.Errorf("not a JSON op: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // appendOps stores the ops in the outbox, durably, then flushes it and

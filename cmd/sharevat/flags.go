@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -44,7 +45,13 @@ func (c *clientFlags) resolve(env *Env) {
 }
 
 // theToken returns the token from --token, the env, or the token file.
+// It checks the server URL first: every command that sends something
+// asks for its token before it stores or sends anything (append stores
+// its ops in the outbox before it dials).
 func (c *clientFlags) theToken() (string, error) {
+	if err := checkServer(c.server); err != nil {
+		return "", err
+	}
 	if c.token != "" {
 		return strings.TrimSpace(c.token), nil
 	}
@@ -67,8 +74,12 @@ func firstNonEmpty(vals ...string) string {
 	return ""
 }
 
-// dial connects to the server.
+// dial connects to the server. It first checks the server URL, so that
+// a mistake there is reported with its fix before anything is dialled.
 func (c *clientFlags) dial(ctx context.Context) (*client.Conn, error) {
+	if err := checkServer(c.server); err != nil {
+		return nil, err
+	}
 	return client.Dial(ctx, c.server, nil)
 }
 
@@ -122,4 +133,35 @@ func denied(err error) error {
 		return fmt.Errorf("%w (check the token: it may be wrong, revoked or expired)", err)
 	}
 	return err
+}
+
+// checkServer says how to fix a --server (or SHAREVAT_URL) that cannot
+// be the vat's URL: a usage error (exit 2) naming the URL to use. The
+// vat speaks WebSocket at /rpc: ws:// (wss:// behind TLS).
+func checkServer(s string) error {
+	if !strings.Contains(s, "://") {
+		return usagef("server URL %q has no scheme: use ws://%s/rpc", s, strings.TrimSuffix(strings.TrimSuffix(s, "/"), "/rpc"))
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return usagef("server URL %q is not a URL: use ws://HOST:PORT/rpc", s)
+	}
+	want := *u
+	want.Path, want.RawPath = "/rpc", ""
+	switch u.Scheme {
+	case "ws", "wss":
+	case "http":
+		want.Scheme = "ws"
+		return usagef("server URL %q is http: use %s (or wss:// for https)", s, want.String())
+	case "https":
+		want.Scheme = "wss"
+		return usagef("server URL %q is https: use %s", s, want.String())
+	default:
+		want.Scheme = "ws"
+		return usagef("server URL %q: the scheme must be ws:// or wss://; use %s", s, want.String())
+	}
+	if u.Path != "/rpc" && !strings.HasSuffix(u.Path, "/rpc") {
+		return usagef("server URL %q: the vat answers at the path /rpc; use %s", s, want.String())
+	}
+	return nil
 }
