@@ -73,6 +73,7 @@ type command struct {
 var commands = []command{
 	{"serve", "run the vat", runServe},
 	{"create", "create a share (token: admin) and print its owner token", runCreate},
+	{"list", "list the shares: id, title, status, head, updated (token: admin)", runList},
 	{"append", "append ops (JSON Lines) to a share", runAppend},
 	{"flush", "send the ops still pending in the token's outbox", runFlush},
 	{"read", "print a share's log as JSON Lines", runRead},
