@@ -148,20 +148,28 @@ func checkServer(s string) error {
 	}
 	want := *u
 	want.Path, want.RawPath = "/rpc", ""
-	switch u.Scheme {
+	if err := checkScheme(s, want); err != nil {
+		return err
+	}
+	if u.Path != "/rpc" && !strings.HasSuffix(u.Path, "/rpc") {
+		return usagef("server URL %q: the vat answers at the path /rpc; use %s", s, want.String())
+	}
+	return nil
+}
+
+// checkScheme refuses a scheme other than ws or wss, naming want (the
+// URL s with its path set to /rpc) with the scheme to use.
+func checkScheme(s string, want url.URL) error {
+	switch want.Scheme {
 	case "ws", "wss":
+		return nil
 	case "http":
 		want.Scheme = "ws"
 		return usagef("server URL %q is http: use %s (or wss:// for https)", s, want.String())
 	case "https":
 		want.Scheme = "wss"
 		return usagef("server URL %q is https: use %s", s, want.String())
-	default:
-		want.Scheme = "ws"
-		return usagef("server URL %q: the scheme must be ws:// or wss://; use %s", s, want.String())
 	}
-	if u.Path != "/rpc" && !strings.HasSuffix(u.Path, "/rpc") {
-		return usagef("server URL %q: the vat answers at the path /rpc; use %s", s, want.String())
-	}
-	return nil
+	want.Scheme = "ws"
+	return usagef("server URL %q: the scheme must be ws:// or wss://; use %s", s, want.String())
 }
