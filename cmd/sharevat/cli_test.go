@@ -81,7 +81,7 @@ func TestExitCodes(t *testing.T) {
 	assert.Equal(t, 2, code, "unknown command exits 2")
 	_, _, code = cli(t, "not json\n", append(env, "SHAREVAT_TOKEN=x"), "append")
 	assert.Equal(t, 2, code, "unparsable input exits 2")
-	_, stderr, code = cli(t, "", []string{"SHAREVAT_URL=ws://127.0.0.1:1/rpc", "SHAREVAT_TOKEN=x"}, "read")
+	_, stderr, code = cli(t, "", []string{"SHAREVAT_URL=ws://127.0.0.1:1/rpc", "SHAREVAT_TOKEN=" + wellFormedToken}, "read")
 	assert.Equal(t, 1, code, "an unreachable server exits 1: %s", stderr)
 }
 
@@ -93,3 +93,7 @@ func TestHealthz(t *testing.T) {
 	defer resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
+
+// wellFormedToken parses as a token but names no grant: a server would
+// refuse it; the client does not refuse it before dialling.
+const wellFormedToken = "svt1_aaaaaaaaaaaaaaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"

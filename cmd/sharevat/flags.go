@@ -12,6 +12,7 @@ import (
 
 	"sharevat"
 	"sharevat/client"
+	"sharevat/sturdyref"
 )
 
 // defaultServer is the vat URL used when neither --server nor
@@ -74,11 +75,17 @@ func firstNonEmpty(vals ...string) string {
 	return ""
 }
 
-// dial connects to the server. It first checks the server URL, so that
-// a mistake there is reported with its fix before anything is dialled.
+// dial connects to the server. It first checks the server URL, and the
+// token when one is given, so that a mistake in either is reported with
+// its fix before anything is dialled.
 func (c *clientFlags) dial(ctx context.Context) (*client.Conn, error) {
 	if err := checkServer(c.server); err != nil {
 		return nil, err
+	}
+	if tok, err := c.theToken(); err == nil {
+		if err := checkToken(tok); err != nil {
+			return nil, err
+		}
 	}
 	return client.Dial(ctx, c.server, nil)
 }
@@ -129,7 +136,7 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 
 // denied makes "unauthorized" errors say what to check.
 func denied(err error) error {
-	if sharevat.ErrorCode(err) == sharevat.EUnauthorized {
+	if sharevat.ErrorCode(err) == sharevat.EUnauthorized && !errors.Is(err, errMalformedToken) {
 		return fmt.Errorf("%w (check the token: it may be wrong, revoked or expired)", err)
 	}
 	return err
@@ -173,3 +180,19 @@ func checkScheme(s string, want url.URL) error {
 	want.Scheme = "ws"
 	return usagef("server URL %q: the scheme must be ws:// or wss://; use %s", s, want.String())
 }
+
+// checkToken refuses a token that is not a token's text before anything
+// is dialled: exit 3, like the server's answer to it (docs/design.md §4),
+// and the message never quotes the token.
+func checkToken(tok string) error {
+	if _, err := sturdyref.Parse(tok); err != nil {
+		return errMalformedToken
+	}
+	return nil
+}
+
+// errMalformedToken is checkToken's answer: unauthorized (exit 3). It
+// wraps the *sharevat.Error so that errors.Is tells it from other
+// unauthorized errors (an *sharevat.Error matches any of its code).
+var errMalformedToken = fmt.Errorf("%w", sharevat.Errorf(sharevat.EUnauthorized,
+	"the token is malformed: a token is svt1_, 24 letters and digits, _, and 43 more characters; check that it was copied whole"))
