@@ -33,15 +33,14 @@ func runCreate(ctx context.Context, env *Env, args []string) error {
 }
 
 func create(ctx context.Context, env *Env, cf *clientFlags, patch sharevat.MetaPatch) error {
-	conn, err := cf.dial(ctx)
-	if err != nil {
+	conn, admin, refused, err := dialAdmin(ctx, cf)
+	switch {
+	case err != nil:
 		return err
+	case refused != nil:
+		return createDenied(refused)
 	}
 	defer conn.Close()
-	admin, err := adminFor(ctx, conn, cf)
-	if err != nil {
-		return createDenied(err)
-	}
 	defer admin.Release()
 	sh, m, err := admin.CreateShare(ctx, patch)
 	if err != nil {
@@ -74,6 +73,21 @@ func createDenied(err error) error {
 
 // adminFor redeems the admin token, or asks an --open server when no
 // token is given.
+// dialAdmin dials the vat and redeems the admin token (adminFor); the
+// caller closes the connection and releases the Admin. An error from the
+// redeem comes back as refused, for the caller to explain; a dial error
+// as err.
+func dialAdmin(ctx context.Context, cf *clientFlags) (conn *client.Conn, admin *client.Admin, refused, err error) {
+	if conn, err = cf.dial(ctx); err != nil {
+		return nil, nil, nil, err
+	}
+	if admin, refused = adminFor(ctx, conn, cf); refused != nil {
+		conn.Close()
+		return nil, nil, refused, nil
+	}
+	return conn, admin, nil, nil
+}
+
 func adminFor(ctx context.Context, conn *client.Conn, cf *clientFlags) (*client.Admin, error) {
 	tok, err := cf.theToken()
 	if err != nil {

@@ -34,15 +34,14 @@ Needs the server's admin token, like 'create'. Never prints a token.
 
 // list asks the vat for its shares with the admin token and prints them.
 func list(ctx context.Context, env *Env, cf *clientFlags) error {
-	conn, err := cf.dial(ctx)
-	if err != nil {
+	conn, admin, refused, err := dialAdmin(ctx, cf)
+	switch {
+	case err != nil:
 		return err
+	case refused != nil:
+		return listDenied(refused)
 	}
 	defer conn.Close()
-	admin, err := adminFor(ctx, conn, cf)
-	if err != nil {
-		return listDenied(err)
-	}
 	defer admin.Release()
 	shares, err := admin.List(ctx)
 	if err != nil {
