@@ -148,8 +148,9 @@ func newConnBudget(limit int64, pool *MemoryPool, onEvict func()) *connBudget {
 	return b
 }
 
-// budgetError is a refused charge: the limit's name, the close code and
-// reason to send.
+// budgetError is a limit a peer passed (a refused charge or a protocol
+// limit): the limit's name, the close code and the reason to send. The
+// name is empty when the connection was already closing.
 type budgetError struct {
 	limit  string
 	code   int
@@ -159,7 +160,7 @@ type budgetError struct {
 func (e *budgetError) Error() string { return e.reason }
 
 var (
-	errBudgetClosed = &budgetError{LimitConnMemory, websocket.CloseNormalClosure, "sharevat: connection closed"}
+	errBudgetClosed = &budgetError{"", websocket.CloseNormalClosure, "sharevat: connection closed"}
 	errServerMemory = &budgetError{LimitServerMemory, websocket.CloseTryAgainLater,
 		"sharevat: server memory budget exhausted; try again later"}
 	errEvicted = &budgetError{LimitServerMemory, websocket.CloseTryAgainLater,

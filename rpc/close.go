@@ -95,11 +95,6 @@ func (c *Codec) setEnd(err error) {
 
 // sendClose sends our close frame once; later calls do nothing.
 func (c *Codec) sendClose(code int, reason string) {
-	c.sendCloseWithin(code, reason, c.opts.WriteTimeout)
-}
-
-// sendCloseWithin is sendClose waiting at most wait for the write lock.
-func (c *Codec) sendCloseWithin(code int, reason string, wait time.Duration) {
 	c.mu.Lock()
 	already := c.closeSent
 	c.closeSent = true
@@ -108,7 +103,7 @@ func (c *Codec) sendCloseWithin(code int, reason string, wait time.Duration) {
 		return
 	}
 	msg := websocket.FormatCloseMessage(code, reason)
-	_ = c.writeControl(websocket.CloseMessage, msg, wait)
+	_ = c.writeControl(websocket.CloseMessage, msg, c.opts.WriteTimeout)
 }
 
 // onClose runs inside a read when the peer's close frame arrives: record

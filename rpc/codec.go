@@ -247,7 +247,7 @@ func framingErr(err error) error {
 // due, and returns the error Decode reports.
 func (c *Codec) readFailed(err error) error {
 	var ce *websocket.CloseError
-	var lerr *limitError
+	var lerr *budgetError
 	switch {
 	case errors.Is(err, errTooLarge):
 		c.opts.OnLimit(LimitMessageSize)
@@ -255,7 +255,7 @@ func (c *Codec) readFailed(err error) error {
 	case errors.Is(err, errFrameLength):
 		return c.reject(websocket.CloseInvalidFramePayloadData, reasonMalformed)
 	case errors.Is(err, errAssembly):
-		return c.limitExceeded(&limitError{LimitAssembleTime, websocket.ClosePolicyViolation, reasonAssembly(c.opts.AssembleTimeout)})
+		return c.limitExceeded(&budgetError{LimitAssembleTime, websocket.ClosePolicyViolation, reasonAssembly(c.opts.AssembleTimeout)})
 	case errors.As(err, &lerr):
 		return c.limitExceeded(lerr)
 	case errors.As(err, &ce) && c.PeerClose() != nil:
@@ -269,13 +269,10 @@ func (c *Codec) readFailed(err error) error {
 	}
 }
 
-// parseMessage accepts data only if it is exactly one unpacked Cap'n Proto
-// message (segment table plus segments, nothing after) with a readable
-// root pointer.
+// parseMessage parses data, one whole message as readFramed read it (its
+// segment table checked against its length), and accepts it only with a
+// readable root pointer.
 func parseMessage(data []byte, readLimit int64) (*capnp.Message, error) {
-	if err := checkFraming(data); err != nil {
-		return nil, err
-	}
 	m, err := capnp.Unmarshal(data)
 	if err != nil {
 		return nil, err
@@ -286,29 +283,6 @@ func parseMessage(data []byte, readLimit int64) (*capnp.Message, error) {
 		return nil, errors.Join(errors.New("sharevat: no valid root pointer"), err)
 	}
 	return m, nil
-}
-
-// checkFraming verifies the segment table: segment count within
-// maxSegments and header plus segment sizes equal to len(data).
-func checkFraming(data []byte) error {
-	if len(data) < 8 {
-		return errFrameLength
-	}
-	n := uint64(binary.LittleEndian.Uint32(data)) + 1
-	if n > maxSegments {
-		return fmt.Errorf("sharevat: %d segments (max %d)", n, maxSegments)
-	}
-	total := (4 + 4*n + 7) &^ 7 // header, padded to a word
-	if uint64(len(data)) < total {
-		return errFrameLength
-	}
-	for i := range n {
-		total += 8 * uint64(binary.LittleEndian.Uint32(data[4+4*i:]))
-	}
-	if total != uint64(len(data)) {
-		return errFrameLength
-	}
-	return nil
 }
 
 // Close sends a normal close frame (unless a close frame already went

@@ -52,9 +52,6 @@ type answer struct {
 	held      int64 // bytes counted against the budget
 }
 
-// limitError is a violation: the limit's name, the close code and reason.
-type limitError = budgetError
-
 func newTracker(o *CodecOptions, b *connBudget) *tracker {
 	return &tracker{
 		maxCalls: o.MaxInflightCalls, maxCaps: o.MaxCapsPerMessage, targets: o.PipelineTargets,
@@ -63,7 +60,7 @@ func newTracker(o *CodecOptions, b *connBudget) *tracker {
 }
 
 // received accounts for and vets an incoming message of size bytes.
-func (t *tracker) received(msg rpccp.Message, size int) *limitError {
+func (t *tracker) received(msg rpccp.Message, size int) *budgetError {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch msg.Which() {
@@ -85,7 +82,7 @@ func (t *tracker) received(msg rpccp.Message, size int) *limitError {
 	return nil
 }
 
-func (t *tracker) receivedCall(msg rpccp.Message, size int) *limitError {
+func (t *tracker) receivedCall(msg rpccp.Message, size int) *budgetError {
 	call, err := msg.Call()
 	if err != nil {
 		return nil // go-capnp answers a malformed call itself
@@ -101,7 +98,7 @@ func (t *tracker) receivedCall(msg rpccp.Message, size int) *limitError {
 	return t.newAnswer(call.QuestionId(), a, size)
 }
 
-func (t *tracker) receivedReturn(msg rpccp.Message) *limitError {
+func (t *tracker) receivedReturn(msg rpccp.Message) *budgetError {
 	ret, err := msg.Return()
 	if err != nil {
 		return nil
@@ -120,7 +117,7 @@ func (t *tracker) receivedReturn(msg rpccp.Message) *limitError {
 }
 
 // checkCaps enforces MaxCapsPerMessage on a payload.
-func (t *tracker) checkCaps(p rpccp.Payload) *limitError {
+func (t *tracker) checkCaps(p rpccp.Payload) *budgetError {
 	if t.maxCaps <= 0 || !p.IsValid() {
 		return nil
 	}
@@ -128,13 +125,13 @@ func (t *tracker) checkCaps(p rpccp.Payload) *limitError {
 	if err != nil || caps.Len() <= t.maxCaps {
 		return nil
 	}
-	return &limitError{LimitCapsPerMessage, websocket.ClosePolicyViolation,
+	return &budgetError{LimitCapsPerMessage, websocket.ClosePolicyViolation,
 		fmt.Sprintf("sharevat: %d capabilities in one message (limit %d)", caps.Len(), t.maxCaps)}
 }
 
 // checkTarget refuses a call pipelined on one of the peer's questions
 // whose transform does not lead to a capability of its results.
-func (t *tracker) checkTarget(call rpccp.Call) *limitError {
+func (t *tracker) checkTarget(call rpccp.Call) *budgetError {
 	target, err := call.Target()
 	if err != nil || target.Which() != rpccp.MessageTarget_Which_promisedAnswer {
 		return nil
@@ -159,7 +156,7 @@ func (t *tracker) checkTarget(call rpccp.Call) *limitError {
 	if ok {
 		return nil
 	}
-	return &limitError{LimitPipeline, websocket.ClosePolicyViolation,
+	return &budgetError{LimitPipeline, websocket.ClosePolicyViolation,
 		fmt.Sprintf("sharevat: call pipelined on question %d at a field that holds no capability", pa.QuestionId())}
 }
 
@@ -185,14 +182,14 @@ func transformPath(pa rpccp.PromisedAnswer) ([]uint16, bool) {
 }
 
 // newAnswer starts accounting for question id of the peer.
-func (t *tracker) newAnswer(id uint32, a *answer, size int) *limitError {
+func (t *tracker) newAnswer(id uint32, a *answer, size int) *budgetError {
 	if old := t.answers[id]; old != nil { // a reused id: go-capnp refuses it; keep counts sane
 		t.drop(id, old)
 	}
 	t.calls++
 	if t.maxCalls > 0 && t.calls > t.maxCalls {
 		t.calls--
-		return &limitError{LimitInflightCalls, websocket.ClosePolicyViolation, reasonTooManyCalls(t.maxCalls)}
+		return &budgetError{LimitInflightCalls, websocket.ClosePolicyViolation, reasonTooManyCalls(t.maxCalls)}
 	}
 	a.held = answerOverhead + int64(size)
 	if lerr := t.budget.charge(a.held); lerr != nil {
@@ -226,7 +223,7 @@ func (t *tracker) drop(id uint32, a *answer) {
 // sent accounts for an outgoing message of size bytes (the marshalled
 // frame): a Return ends a call and is kept until the peer's Finish; a Call
 // of ours is counted until the peer's Return.
-func (t *tracker) sent(m *capnp.Message, size int) *limitError {
+func (t *tracker) sent(m *capnp.Message, size int) *budgetError {
 	msg, err := rpccp.ReadRootMessage(m)
 	if err != nil {
 		return nil
@@ -256,7 +253,7 @@ func (t *tracker) sent(m *capnp.Message, size int) *limitError {
 	return nil
 }
 
-func (t *tracker) returned(id uint32, size int) *limitError {
+func (t *tracker) returned(id uint32, size int) *budgetError {
 	a := t.answers[id]
 	if a == nil || a.returned {
 		return nil
@@ -277,7 +274,7 @@ func (t *tracker) returned(id uint32, size int) *limitError {
 	return nil
 }
 
-func (t *tracker) called(id uint32, size int) *limitError {
+func (t *tracker) called(id uint32, size int) *budgetError {
 	if old, ok := t.questions[id]; ok {
 		t.budget.release(old)
 	}

@@ -128,8 +128,10 @@ func (c *Codec) flush(d time.Duration) {
 // and reason (waiting at most a second for the write lock: a peer over
 // its budget is often one that does not read), ends the connection and
 // returns the error Encode or Decode reports.
-func (c *Codec) limitExceeded(lerr *limitError) error {
-	c.opts.OnLimit(lerr.limit)
+func (c *Codec) limitExceeded(lerr *budgetError) error {
+	if lerr.limit != "" {
+		c.opts.OnLimit(lerr.limit)
+	}
 	ce := &CloseError{Code: lerr.code, Reason: truncateReason(lerr.reason)}
 	c.setEnd(fmt.Errorf("sharevat: closing the connection: %w", ce))
 	c.stopWith(ce.Code, ce.Reason)

@@ -39,7 +39,6 @@ type RSSSampler struct {
 
 	mu      sync.Mutex
 	peak    int64
-	last    int64
 	samples int
 	err     error // the first failed read: the process is gone
 }
@@ -78,7 +77,6 @@ func (s *RSSSampler) sample() {
 		return
 	}
 	s.samples++
-	s.last = v
 	s.peak = max(s.peak, v)
 }
 
@@ -87,13 +85,6 @@ func (s *RSSSampler) Peak() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peak
-}
-
-// Last is the latest VmRSS sample, in bytes.
-func (s *RSSSampler) Last() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.last
 }
 
 // Samples is the number of successful samples.
