@@ -70,23 +70,11 @@ func TestLimitsValidate(t *testing.T) {
 	}
 }
 
-func TestOpDigestSeparatesContent(t *testing.T) {
-	base := sharevat.Op{OpID: "a", Kind: "message", Key: "k", Body: []byte(`{}`)}
-	d := sharevat.OpDigest(&base)
-	same := base
-	same.OpID, same.Seq, same.DependsOn = "b", 7, []string{"x"}
-	assert.Equal(t, d, sharevat.OpDigest(&same), "ids, seq and preconditions are not content")
-	for name, mut := range map[string]func(*sharevat.Op){
-		"kind":   func(o *sharevat.Op) { o.Kind = "part" },
-		"key":    func(o *sharevat.Op) { o.Key = "k2" },
-		"body":   func(o *sharevat.Op) { o.Body = []byte(`{"a":1}`) },
-		"delete": func(o *sharevat.Op) { o.Delete = true },
-		"shift":  func(o *sharevat.Op) { o.Kind, o.Key = "messag", "ek" },
-	} {
-		o := base
-		mut(&o)
-		assert.NotEqual(t, d, sharevat.OpDigest(&o), name)
-	}
+func TestOpAndBatchSize(t *testing.T) {
+	op := sharevat.Op{OpID: "m1", Kind: "message", Key: "k", Body: []byte(`{}`), DependsOn: []string{"s1", "p"}, Seq: 9}
+	assert.Equal(t, 2+7+1+2+2+1, op.Size(), "op id, kind, key, body and dependency ids count; seq does not")
+	b := sharevat.Batch{BatchID: "b-1", Epoch: 3, Ops: []sharevat.Op{op, {OpID: "e", Kind: "event"}}}
+	assert.Equal(t, 3+op.Size()+1+5, b.Size(), "the batch id and every op count; the epoch does not")
 }
 
 func TestMetaPatchApply(t *testing.T) {

@@ -1,7 +1,5 @@
 package sharevat
 
-import "fmt"
-
 // Limits bound what one append may carry. Ops over a limit are rejected
 // with ReasonTooLarge (or ReasonInvalid for malformed ids); they never
 // crash the server or drop the connection.
@@ -51,36 +49,4 @@ func (l Limits) Validate() error {
 		return Errorf(EInvalid, "max body bytes (%d) exceeds max batch bytes (%d)", l.MaxBodyBytes, l.MaxBatchBytes)
 	}
 	return nil
-}
-
-// opSize is the bytes an op counts against MaxBatchBytes.
-func opSize(op *Op) int {
-	n := len(op.OpID) + len(op.Kind) + len(op.Key) + len(op.Body)
-	for _, d := range op.DependsOn {
-		n += len(d)
-	}
-	return n
-}
-
-// batchSize sums opSize over the batch.
-func batchSize(b *Batch) int {
-	n := len(b.BatchID)
-	for i := range b.Ops {
-		n += opSize(&b.Ops[i])
-	}
-	return n
-}
-
-// checkBatchLimits returns the message for a batch over its limits, or "".
-func (l Limits) checkBatchLimits(b *Batch) string {
-	if len(b.Ops) > l.MaxOpsPerBatch {
-		return fmt.Sprintf("batch has %d ops; limit is %d", len(b.Ops), l.MaxOpsPerBatch)
-	}
-	if n := batchSize(b); n > l.MaxBatchBytes {
-		return fmt.Sprintf("batch is %d bytes; limit is %d", n, l.MaxBatchBytes)
-	}
-	if len(b.BatchID) > l.MaxOpIDLen {
-		return fmt.Sprintf("batch id is %d bytes; limit is %d", len(b.BatchID), l.MaxOpIDLen)
-	}
-	return ""
 }

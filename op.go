@@ -40,11 +40,31 @@ type Op struct {
 	Delete         bool   // tombstone: removes the (kind, key) entity
 }
 
+// Size is the bytes op counts against Limits.MaxBatchBytes: its op id,
+// kind, key, body and dependency ids.
+func (op *Op) Size() int {
+	n := len(op.OpID) + len(op.Kind) + len(op.Key) + len(op.Body)
+	for _, d := range op.DependsOn {
+		n += len(d)
+	}
+	return n
+}
+
 // Batch is the unit of one append call, committed in one transaction.
 type Batch struct {
 	BatchID string
 	Epoch   Epoch // the epoch the client believes current
 	Ops     []Op
+}
+
+// Size is the bytes b counts against Limits.MaxBatchBytes: its batch id
+// and the Size of each op.
+func (b *Batch) Size() int {
+	n := len(b.BatchID)
+	for i := range b.Ops {
+		n += b.Ops[i].Size()
+	}
+	return n
 }
 
 // Entry is an op as stored in the log.

@@ -76,8 +76,9 @@ type GrantStore interface {
 // LogStore keeps each share's log, its permanent op-id index and its
 // materialized state.
 type LogStore interface {
-	// Append applies one batch (PrepareBatch, then ApplyPrepared in one
-	// transaction) and returns only after it is durable. Concurrent calls
+	// Append applies one batch with the append engine of store/apply
+	// (apply.Prepare, then Batch.Apply in one transaction over the
+	// backend's apply.Tx) and returns only after it is durable. Concurrent calls
 	// may be committed together (group commit), each acknowledged after
 	// the shared commit.
 	// Errors: ENotFound if the share does not exist or is deleted;

@@ -150,11 +150,7 @@ func (o *Outbox) Enqueue(ctx context.Context, ops ...sharevat.Op) ([]string, err
 
 // checkSize refuses an op that could never fit in a batch.
 func (o *Outbox) checkSize(op *sharevat.Op) error {
-	n := len(op.OpID) + len(op.Kind) + len(op.Key) + len(op.Body)
-	for _, d := range op.DependsOn {
-		n += len(d)
-	}
-	if n > o.opts.MaxBatchBytes {
+	if n := op.Size(); n > o.opts.MaxBatchBytes {
 		return sharevat.Errorf(sharevat.ETooLarge, "op %s is %d bytes; the outbox sends at most %d per batch", op.OpID, n, o.opts.MaxBatchBytes)
 	}
 	return nil

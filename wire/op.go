@@ -55,8 +55,8 @@ func setTextList(newList func(int32) (capnp.TextList, error), items []string) er
 const MaxBatchOps = 100_000
 
 // ReadBatch decodes a batch. Malformed input is EInvalid, and more than
-// MaxBatchOps ops ETooLarge; the configured limits are checked later by
-// sharevat.PrepareBatch and ApplyPrepared.
+// MaxBatchOps ops ETooLarge; the configured limits are checked later, by
+// the append engine (store/apply).
 func ReadBatch(src schema.Batch) (*sharevat.Batch, error) {
 	var e errs
 	b := &sharevat.Batch{BatchID: e.text(src.BatchId), Epoch: sharevat.Epoch(src.Epoch())}

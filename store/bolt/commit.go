@@ -8,6 +8,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/apply"
 	"sharevat/store/internal/boltutil"
 )
 
@@ -29,7 +30,7 @@ type committer struct {
 // appendCall is one Append waiting for its group.
 type appendCall struct {
 	req  sharevat.AppendRequest
-	prep *sharevat.PreparedBatch // req.Batch, prepared before the group
+	prep *apply.Batch // req.Batch, prepared before the group
 	ack  sharevat.Ack
 	err  error
 	lead bool          // set, before wake closes, when the call must lead

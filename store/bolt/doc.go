@@ -51,7 +51,7 @@
 // and the process lives on.
 //
 // Every record served is checked: Read checks each log record's digest
-// (sharevat.OpDigest of kind, key, body, delete) and that the op-id index
+// (apply.Digest of kind, key, body, delete) and that the op-id index
 // maps its op id to its cursor and digest; Snapshot checks each entity
 // against the digest and time of the log record that wrote it; an op id
 // found in the index (a duplicate, a met dependency) is checked against
@@ -104,7 +104,7 @@
 //	          offset 1   1 byte   flags: bit 0 = delete; others must be 0
 //	          offset 2   8 bytes  at (int64 Unix ns)
 //	          offset 10  4 bytes  seq (uint32)
-//	          offset 14 32 bytes  digest (sharevat.OpDigest)
+//	          offset 14 32 bytes  digest (apply.Digest)
 //	          offset 46  string   op id
 //	                     string   batch id
 //	                     string   kind

@@ -7,11 +7,12 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/apply"
 )
 
-// Append applies one batch with sharevat.ApplyPrepared in one transaction
-// (shared with concurrent appends, see doc.go) and returns once that
-// transaction is durable. The batch is prepared (sharevat.PrepareBatch)
+// Append applies one batch with the append engine (store/apply) in one
+// transaction (shared with concurrent appends, see doc.go) and returns
+// once that transaction is durable. The batch is prepared (apply.Prepare)
 // on the caller's goroutine, outside the shared transaction. Errors:
 // ENotFound if the share does not exist or is deleted; EInvalid if the
 // batch is nil or the limits are invalid.
@@ -25,7 +26,7 @@ func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.
 	if err := ctx.Err(); err != nil {
 		return sharevat.Ack{}, fmt.Errorf("bolt: append: %w", err)
 	}
-	call := &appendCall{req: req, prep: sharevat.PrepareBatch(req.Batch, req.Limits), wake: make(chan struct{})}
+	call := &appendCall{req: req, prep: apply.Prepare(req.Batch, req.Limits), wake: make(chan struct{})}
 	db.commits.do(call)
 	return resultOrZero(call.ack, db.wrap("append", call.err))
 }
@@ -41,7 +42,7 @@ func applyAppend(tx *bbolt.Tx, call *appendCall) (sharevat.Ack, error) {
 	if err != nil {
 		return sharevat.Ack{}, err
 	}
-	return sharevat.ApplyPrepared(view, call.prep, call.req.Now)
+	return call.prep.Apply(view, call.req.Now)
 }
 
 // Read returns up to limit entries with cursor > after, in cursor order,

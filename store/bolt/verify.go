@@ -6,10 +6,11 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/apply"
 )
 
 // Every log record stores the digest of its op's content (kind, key,
-// body, delete; sharevat.OpDigest), and the op-id index stores the
+// body, delete; apply.Digest), and the op-id index stores the
 // cursor and digest of every op id. A record served to a caller is
 // checked against both, so a damaged byte in its content, its op id or
 // its digest is an error (ECorrupt), never another op served as if
@@ -18,7 +19,7 @@ import (
 
 // contentDigest is the digest of the content an entry or entity holds.
 func contentDigest(kind, key string, body []byte, del bool) [32]byte {
-	return sharevat.OpDigest(&sharevat.Op{Kind: kind, Key: key, Body: body, Delete: del})
+	return apply.Digest(&sharevat.Op{Kind: kind, Key: key, Body: body, Delete: del})
 }
 
 // verifyEntry checks a decoded log entry against its own digest and

@@ -6,9 +6,10 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/apply"
 )
 
-// logView is the sharevat.LogTx of one share inside one read-write
+// logView is the apply.Tx of one share inside one read-write
 // transaction. Reads go to the same transaction as writes, so Lookup finds
 // ops put earlier in the batch and Head advances with every Put.
 type logView struct {
@@ -20,7 +21,7 @@ type logView struct {
 	state *bbolt.Bucket
 }
 
-var _ sharevat.LogTx = (*logView)(nil)
+var _ apply.Tx = (*logView)(nil)
 
 // openLogView opens s's buckets in tx.
 func openLogView(tx *bbolt.Tx, s *sharevat.Share) (*logView, error) {

@@ -7,6 +7,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/apply"
 )
 
 // Enqueue stores ops as pending, after every op already pending, in one
@@ -65,7 +66,7 @@ func forgetFinished(tx *bbolt.Tx, op *sharevat.Op) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if old := r.op(); sharevat.OpDigest(&old) != sharevat.OpDigest(op) {
+	if old := r.op(); apply.Digest(&old) != apply.Digest(op) {
 		return false, sharevat.Errorf(sharevat.EConflict, "op id %q is already pending with different content", op.OpID)
 	}
 	return false, nil

@@ -86,13 +86,10 @@ func (r *record) op() sharevat.Op {
 }
 
 // size is what the op counts against a batch's byte budget: the same sum
-// the server checks (docs/design.md §5).
+// the server checks (sharevat.Op.Size).
 func (r *record) size() int {
-	n := len(r.OpID) + len(r.Kind) + len(r.Key) + len(r.Body)
-	for _, d := range r.DependsOn {
-		n += len(d)
-	}
-	return n
+	op := r.op()
+	return op.Size()
 }
 
 func (r *record) encode() ([]byte, error) { return json.Marshal(r) }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"sharevat"
+	"sharevat/store/apply"
 )
 
 // appendTests cover the append semantics of docs/design.md §5.
@@ -51,7 +52,7 @@ func testAppendEntryFields(t *testing.T, st sharevat.Store) {
 		want = append(want, sharevat.Entry{
 			Cursor: sharevat.Cursor(i + 1), OpID: op.OpID, BatchID: "batch-1", Seq: op.Seq,
 			Kind: op.Kind, Key: op.Key, Body: op.Body, Delete: op.Delete, At: at(100),
-			Digest: sharevat.OpDigest(&op),
+			Digest: apply.Digest(&op),
 		})
 	}
 	sameValue(t, "log", entries, want)

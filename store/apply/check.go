@@ -1,0 +1,75 @@
+package apply
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"sharevat"
+)
+
+// checkOpID runs check 0: the op id's form. It returns why the id is
+// malformed, or "".
+func checkOpID(id string, lim sharevat.Limits) string {
+	switch {
+	case id == "":
+		return "op id is empty"
+	case len(id) > lim.MaxOpIDLen:
+		return fmt.Sprintf("op id is %d bytes; limit is %d", len(id), lim.MaxOpIDLen)
+	case !utf8.ValidString(id):
+		return "op id is not valid UTF-8"
+	}
+	return ""
+}
+
+// checkBatch returns the message for a batch over its limits, or "". The
+// batch-level limits are reported on each op at check 5.
+func checkBatch(b *sharevat.Batch, lim sharevat.Limits) string {
+	if len(b.Ops) > lim.MaxOpsPerBatch {
+		return fmt.Sprintf("batch has %d ops; limit is %d", len(b.Ops), lim.MaxOpsPerBatch)
+	}
+	if n := b.Size(); n > lim.MaxBatchBytes {
+		return fmt.Sprintf("batch is %d bytes; limit is %d", n, lim.MaxBatchBytes)
+	}
+	if len(b.BatchID) > lim.MaxOpIDLen {
+		return fmt.Sprintf("batch id is %d bytes; limit is %d", len(b.BatchID), lim.MaxOpIDLen)
+	}
+	return ""
+}
+
+// checkOp runs check 5: limits and well-formedness.
+func checkOp(op *sharevat.Op, lim sharevat.Limits, batchProblem string) (sharevat.Reason, string) {
+	switch {
+	case batchProblem != "":
+		return sharevat.ReasonTooLarge, batchProblem
+	case len(op.Body) > lim.MaxBodyBytes:
+		return sharevat.ReasonTooLarge, fmt.Sprintf("body is %d bytes; limit is %d", len(op.Body), lim.MaxBodyBytes)
+	case len(op.Key) > lim.MaxKeyLen:
+		return sharevat.ReasonTooLarge, fmt.Sprintf("key is %d bytes; limit is %d", len(op.Key), lim.MaxKeyLen)
+	case len(op.DependsOn) > lim.MaxDependsOn:
+		return sharevat.ReasonTooLarge, fmt.Sprintf("op has %d dependencies; limit is %d", len(op.DependsOn), lim.MaxDependsOn)
+	}
+	if msg := checkShape(op); msg != "" {
+		return sharevat.ReasonInvalid, msg
+	}
+	return sharevat.ReasonNone, ""
+}
+
+// checkShape checks kind, key, delete and body against the kind's rules.
+func checkShape(op *sharevat.Op) string {
+	switch {
+	case !sharevat.IsKnownKind(op.Kind):
+		return fmt.Sprintf("unknown kind %q", op.Kind)
+	case sharevat.IsStateKind(op.Kind) && op.Key == "":
+		return fmt.Sprintf("kind %q needs a key", op.Kind)
+	case !sharevat.IsStateKind(op.Kind) && (op.Key != "" || op.Delete):
+		return fmt.Sprintf("kind %q takes no key and no delete", op.Kind)
+	case !utf8.ValidString(op.Key):
+		return "key is not valid UTF-8"
+	case op.Delete && len(op.Body) == 0:
+		return ""
+	case !json.Valid(op.Body):
+		return fmt.Sprintf("body of kind %q is not valid JSON", op.Kind)
+	}
+	return ""
+}
