@@ -78,30 +78,6 @@ type Outbox struct {
 	boundOf *Share // the last Share the outbox was bound with; guarded by flushMu
 }
 
-// OutboxStatus summarises an Outbox.
-type OutboxStatus struct {
-	Pending int // ops not acked yet
-	Done    int // done results still kept
-	// LastAckedCursor is the highest share head reported by an ack.
-	LastAckedCursor sharevat.Cursor
-	LastError       string // the last flush error; cleared by the next ack
-	LastErrorAt     time.Time
-	ShareID         sharevat.ShareID // the share the outbox is bound to; "" before the first flush
-	Failed          []OutboxResult   // rejected ops, in enqueue order
-}
-
-// OutboxResult is where one op is in the outbox and, once acked, what the
-// server answered for it.
-type OutboxResult = outbox.Result
-
-// The states of an op in an Outbox.
-const (
-	OpPending = outbox.StatePending
-	OpDone    = outbox.StateDone
-	OpFailed  = outbox.StateFailed
-	OpUnknown = outbox.StateUnknown // never enqueued, or its done result pruned
-)
-
 // OpenOutbox opens (creating if needed, mode 0600) the outbox file at
 // path. If another Outbox — of this process or another — holds the file,
 // it fails after opts.LockTimeout with sharevat.EUnavailable.
@@ -169,29 +145,6 @@ func randomID(prefix string) string {
 	rand.Read(b[:])
 	return prefix + hex.EncodeToString(b[:])
 }
-
-// Status summarises the outbox, with the list of failed ops.
-func (o *Outbox) Status() (OutboxStatus, error) {
-	st, err := o.db.Status()
-	if err != nil {
-		return OutboxStatus{}, err
-	}
-	failed, err := o.db.Failed()
-	return OutboxStatus{
-		Pending: st.Pending, Done: st.Done, LastAckedCursor: st.LastAckedCursor,
-		LastError: st.LastError, LastErrorAt: st.LastErrorAt, ShareID: st.ShareID, Failed: failed,
-	}, err
-}
-
-// Failed lists the rejected ops (reason and message), in enqueue order.
-// They stay until their op id is enqueued again.
-func (o *Outbox) Failed() ([]OutboxResult, error) { return o.db.Failed() }
-
-// Pending lists the ops not acked yet, in enqueue order.
-func (o *Outbox) Pending() ([]OutboxResult, error) { return o.db.Pending() }
-
-// Results looks ops up by id, in the order given.
-func (o *Outbox) Results(ids ...string) ([]OutboxResult, error) { return o.db.Results(ids) }
 
 // Close stops any running Flush or Run (they return), waits for them, and
 // closes the file. Later calls fail with EUnavailable.
