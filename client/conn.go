@@ -72,11 +72,12 @@ func (c *Conn) restore(ctx context.Context, token string) (*Share, error) {
 	return s, nil
 }
 
-// Admin redeems the server's admin token (Vault.restoreAdmin), as read
-// from <data>/admin.token: surrounding whitespace, such as the file's
-// trailing newline, is ignored (see cleanToken). Every failure to redeem
-// is sharevat.ErrUnauthorized, whatever its cause.
-func (c *Conn) Admin(ctx context.Context, token string) (*Admin, error) {
+// RedeemAdmin redeems the server's admin token (Vault.restoreAdmin), as
+// read from <data>/admin.token, into an Admin: Redeem's counterpart for
+// the one token that is not a share's. Surrounding whitespace, such as
+// the file's trailing newline, is ignored (see cleanToken). Every failure
+// to redeem is sharevat.ErrUnauthorized, whatever its cause.
+func (c *Conn) RedeemAdmin(ctx context.Context, token string) (*Admin, error) {
 	token = cleanToken(token)
 	fut, release := c.vault.RestoreAdmin(ctx, func(p schema.Vault_restoreAdmin_Params) error { return p.SetToken(token) })
 	defer release()
@@ -92,7 +93,9 @@ func (c *Conn) Admin(ctx context.Context, token string) (*Admin, error) {
 // would fail as unauthorized with no hint why.
 func cleanToken(token string) string { return strings.TrimSpace(token) }
 
-// OpenAdmin asks an --open server for a create-only Admin.
+// OpenAdmin asks a server started with --open for a create-only Admin,
+// without a token (Vault.openAdmin): it can create shares and nothing
+// else. Other servers answer EPermissionDenied.
 func (c *Conn) OpenAdmin(ctx context.Context) (*Admin, error) {
 	fut, release := c.vault.OpenAdmin(ctx, nil)
 	defer release()

@@ -9,6 +9,17 @@ import (
 	"sharevat"
 )
 
+// IsPermanent reports whether err will not go away by retrying: the token
+// is unauthorized, revoked or lacks the right, or the request is invalid.
+func IsPermanent(err error) bool {
+	switch sharevat.ErrorCode(err) {
+	case sharevat.EUnauthorized, sharevat.ERevoked, sharevat.EPermissionDenied,
+		sharevat.EInvalid, sharevat.ETooLarge, sharevat.ENotFound:
+		return true
+	}
+	return false
+}
+
 // fromWire turns an error of a Cap'n Proto call into a domain error: a
 // server exception "code: message" becomes that *sharevat.Error; a lost
 // connection becomes EUnavailable; anything else is returned as it is.

@@ -19,7 +19,15 @@ func ttlSeconds(ttl time.Duration) int64 {
 
 // Grant mints a token for a narrower right: scope must be a subset of
 // this capability's, and the expiry (now+ttl; ttl 0 inherits this
-// capability's) no later than its own. Needs delegate.
+// capability's) no later than its own. The new grant is a child of this
+// capability's grant, so revoking that one revokes it too. Hand out the
+// token; keep the grant id (Minted.GrantID) to revoke it. Needs delegate.
+//
+// Errors: EPermissionDenied without delegate, for a scope wider than this
+// capability's or an expiry past its own, or at the delegation depth
+// limit; EInvalid for an empty scope or a ttl out of range; ETooLarge for
+// a label over 256 bytes or at the limit of live children of one grant;
+// ERevoked if this capability was revoked or expired.
 func (s *Share) Grant(ctx context.Context, scope sharevat.Scope, ttl time.Duration, label string) (sharevat.Minted, error) {
 	fut, release := s.cap.Grant(ctx, func(p schema.Share_grant_Params) error {
 		sc, err := p.NewScope()
@@ -59,7 +67,11 @@ func setSave[P saveParams](ttl time.Duration, label string) func(P) error {
 	}
 }
 
-// Save mints a token for exactly this Share capability's rights.
+// Save mints a token for exactly this Share capability's rights: the same
+// as Grant with s.Access.Scope. Save is Cap'n Proto's name (Persistent.save)
+// for turning a live capability into a sturdy ref, and every capability
+// here has it; Grant, on Share only, also narrows the scope. The token is
+// a child grant, as with Grant. Needs delegate.
 func (s *Share) Save(ctx context.Context, ttl time.Duration, label string) (sharevat.Minted, error) {
 	fut, release := s.cap.Save(ctx, setSave[schema.Share_save_Params](ttl, label))
 	defer release()
@@ -70,7 +82,9 @@ func (s *Share) Save(ctx context.Context, ttl time.Duration, label string) (shar
 	return readMinted(res.Minted)
 }
 
-// Save mints a token that redeems to append-only access.
+// Save mints a token that redeems to append-only access to the share: a
+// child grant of scope append, as Share.Grant with ScopeAppend would mint.
+// Needs delegate on the grant behind this Appender.
 func (a *Appender) Save(ctx context.Context, ttl time.Duration, label string) (sharevat.Minted, error) {
 	fut, release := a.cap.Save(ctx, setSave[schema.Appender_save_Params](ttl, label))
 	defer release()
@@ -81,7 +95,9 @@ func (a *Appender) Save(ctx context.Context, ttl time.Duration, label string) (s
 	return readMinted(res.Minted)
 }
 
-// Save mints a token that redeems to read-only access.
+// Save mints a token that redeems to read-only access to the share: a
+// child grant of scope read, as Share.Grant with ScopeRead would mint.
+// Needs delegate on the grant behind this Reader.
 func (r *Reader) Save(ctx context.Context, ttl time.Duration, label string) (sharevat.Minted, error) {
 	fut, release := r.cap.Save(ctx, setSave[schema.Reader_save_Params](ttl, label))
 	defer release()

@@ -13,7 +13,7 @@ import (
 )
 
 // TestI9TokensAreTrimmed: a token read from a file keeps its trailing
-// newline; Admin, Redeem and a Session's Share accept it, as the CLI
+// newline; RedeemAdmin, Redeem and a Redeemer's Share accept it, as the CLI
 // does (issue 9). Before, each failed with unauthorized.
 func TestI9TokensAreTrimmed(t *testing.T) {
 	srv := vattest.Start(t, vattest.Options{})
@@ -24,7 +24,7 @@ func TestI9TokensAreTrimmed(t *testing.T) {
 		require.NoError(t, os.WriteFile(adminFile, []byte(srv.Admin+"\n"), 0o600))
 		tok, err := os.ReadFile(adminFile)
 		require.NoError(t, err)
-		admin, err := srv.MustDial(t).Admin(ctx, string(tok))
+		admin, err := srv.MustDial(t).RedeemAdmin(ctx, string(tok))
 		require.NoError(t, err, "Admin with the file's trailing newline")
 		admin.Release()
 	})
@@ -35,9 +35,9 @@ func TestI9TokensAreTrimmed(t *testing.T) {
 			sh.Release()
 		}
 	})
-	t.Run("Session", func(t *testing.T) {
-		sh, err := quickSession(t, srv.URL, owner+"\n").Share(ctx)
-		require.NoError(t, err, "Session.Share with a trailing newline")
+	t.Run("Redeemer", func(t *testing.T) {
+		sh, err := quickRedeemer(t, srv.URL, owner+"\n").Share(ctx)
+		require.NoError(t, err, "Redeemer.Share with a trailing newline")
 		require.Equal(t, sharevat.ScopeOwner, sh.Access.Scope)
 	})
 }
@@ -48,7 +48,7 @@ func TestI9WrongTokenStillUnauthorized(t *testing.T) {
 	srv := vattest.Start(t, vattest.Options{})
 	ctx := context.Background()
 	bad := vattest.WrongSecret(srv.Admin) + "\n"
-	_, err := srv.MustDial(t).Admin(ctx, bad)
+	_, err := srv.MustDial(t).RedeemAdmin(ctx, bad)
 	require.Equal(t, sharevat.EUnauthorized, sharevat.ErrorCode(err))
 	_, err = srv.MustDial(t).Redeem(ctx, bad)
 	require.Equal(t, sharevat.EUnauthorized, sharevat.ErrorCode(err))
@@ -73,7 +73,7 @@ func TestI9ListShowsLogHead(t *testing.T) {
 	_, err = app.Append(ctx, b)
 	require.NoError(t, err)
 
-	admin, err := srv.MustDial(t).Admin(ctx, srv.Admin)
+	admin, err := srv.MustDial(t).RedeemAdmin(ctx, srv.Admin)
 	require.NoError(t, err)
 	defer admin.Release()
 	list, err := admin.List(ctx)

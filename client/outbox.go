@@ -28,7 +28,7 @@ type OutboxOptions struct {
 	KeepDone      int           // how many done results are kept for Results; default 10,000
 	// MinBackoff and MaxBackoff bound the wait between failed sends of a
 	// batch on connections that redeemed fine (a failing dial or redeem is
-	// paced by the Session's own backoff); defaults 100ms and 10s.
+	// paced by the Redeemer's own backoff); defaults 100ms and 10s.
 	MinBackoff, MaxBackoff time.Duration
 	// OnAck, if set, is called after each ack has been recorded, from the
 	// flushing goroutine. It must not block or call the Outbox.
@@ -55,11 +55,11 @@ func (o *OutboxOptions) defaults() {
 // batches with stable batch ids and seqs, until each is acked — applied or
 // duplicate (done) or rejected (failed, never resent). On a transport
 // error the batch stays pending and is resent, with the same ids, after
-// the Session reconnects and redeems. Opening the same file after a
+// the Redeemer reconnects and redeems. Opening the same file after a
 // restart resumes where the last process stopped.
 //
 // One Outbox file serves one share: the first flush binds it to the
-// share its Session redeems to, and later flushes with a token of another
+// share its Redeemer redeems to, and later flushes with a token of another
 // share fail with EInvalid. The file never holds a token.
 //
 // Enqueue, Status and the lookups are safe for concurrent use; flushes run
@@ -158,20 +158,20 @@ func (o *Outbox) Close() error {
 
 // Flush sends every pending op, one batch at a time, and returns nil once
 // nothing is pending (then it compacts the file if it is mostly free
-// pages). Each batch carries the epoch of the Share that s
-// redeemed, and its ack is matched to its ops by op id: applied and
-// duplicate ops are done, rejected ones failed (see Failed; a rejection
-// does not make Flush fail).
+// pages). Each batch carries the epoch of the Share that r redeemed, and
+// its ack is matched to its ops by op id: applied and duplicate ops are
+// done, rejected ones failed (see Failed; a rejection does not make Flush
+// fail).
 //
-// A transport error leaves the batch pending: Flush reports it to s
-// (s.Fail), which reconnects and redeems again with backoff, and resends
+// A transport error leaves the batch pending: Flush reports it to r
+// (r.Fail), which reconnects and redeems again with backoff, and resends
 // the same batch (same batch id, seqs and op ids), pausing with its own
 // backoff when sends keep failing on fresh connections. Flush stops and
 // returns the error at once when it is permanent (IsPermanent: revoked,
 // unauthorized, permission denied, …), when ctx ends, when the Outbox is
 // closed, or when the outbox file fails. The last error is kept in
 // Status.
-func (o *Outbox) Flush(ctx context.Context, s *Session) error {
+func (o *Outbox) Flush(ctx context.Context, r *Redeemer) error {
 	ctx, cancel := o.bound(ctx)
 	defer cancel()
 	o.flushMu.Lock()
@@ -188,7 +188,7 @@ func (o *Outbox) Flush(ctx context.Context, s *Session) error {
 			o.compact()
 			return nil
 		}
-		if err := o.send(ctx, s, b); err != nil {
+		if err := o.send(ctx, r, b); err != nil {
 			return err
 		}
 	}
@@ -210,19 +210,19 @@ func (o *Outbox) bound(ctx context.Context) (context.Context, context.CancelFunc
 
 // send sends b until it is acked, or a permanent error, ctx or a local
 // failure stops it.
-func (o *Outbox) send(ctx context.Context, s *Session, b *sharevat.Batch) error {
+func (o *Outbox) send(ctx context.Context, r *Redeemer, b *sharevat.Batch) error {
 	for failures := 0; ; failures++ {
 		if err := o.pause(ctx, failures); err != nil {
 			return err
 		}
-		sh, err := s.Share(ctx)
+		sh, err := r.Share(ctx)
 		if err != nil {
 			return o.stopped(ctx, err)
 		}
-		if err := o.bind(s, sh); err != nil {
+		if err := o.bind(r, sh); err != nil {
 			return o.stopped(ctx, err)
 		}
-		ack, err := o.appendOn(ctx, s, sh, b)
+		ack, err := o.appendOn(ctx, r, sh, b)
 		if err == nil {
 			return o.acked(b.BatchID, ack)
 		}
@@ -234,19 +234,19 @@ func (o *Outbox) send(ctx context.Context, s *Session, b *sharevat.Batch) error 
 }
 
 // bind ties the outbox to sh's share, once per Share.
-func (o *Outbox) bind(s *Session, sh *Share) error {
+func (o *Outbox) bind(r *Redeemer, sh *Share) error {
 	if o.boundOf == sh {
 		return nil
 	}
-	if err := o.db.Bind(sh.Info.ID, s.url); err != nil {
+	if err := o.db.Bind(sh.Info.ID, r.url); err != nil {
 		return err
 	}
 	o.boundOf = sh
 	return nil
 }
 
-// appendOn sends b once on sh; a failure is reported to the Session.
-func (o *Outbox) appendOn(ctx context.Context, s *Session, sh *Share, b *sharevat.Batch) (sharevat.Ack, error) {
+// appendOn sends b once on sh; a failure is reported to the Redeemer.
+func (o *Outbox) appendOn(ctx context.Context, r *Redeemer, sh *Share, b *sharevat.Batch) (sharevat.Ack, error) {
 	app, err := o.appender(ctx, sh)
 	if err == nil {
 		b.Epoch = sh.Access.Epoch
@@ -255,11 +255,11 @@ func (o *Outbox) appendOn(ctx context.Context, s *Session, sh *Share, b *shareva
 			return ack, nil
 		}
 	}
-	s.Fail(sh, err)
+	r.Fail(sh, err)
 	return sharevat.Ack{}, err
 }
 
-// appender returns an Appender of sh, cached while sh is the Session's
+// appender returns an Appender of sh, cached while sh is the Redeemer's
 // Share.
 func (o *Outbox) appender(ctx context.Context, sh *Share) (*Appender, error) {
 	if o.appOf == sh {
@@ -301,7 +301,7 @@ func (o *Outbox) stopped(ctx context.Context, err error) error {
 }
 
 // pause waits before the next send of a batch: not at all before the
-// first two (the first retry follows a reconnect, which the Session
+// first two (the first retry follows a reconnect, which the Redeemer
 // paces), then min·2^n, capped, jittered in its upper half.
 func (o *Outbox) pause(ctx context.Context, failures int) error {
 	if failures < 2 {
@@ -326,9 +326,9 @@ func (o *Outbox) pause(ctx context.Context, failures int) error {
 // closed (then it returns nil), or a flush fails (then it returns that
 // error: a permanent one, or a failure of the outbox file). It runs in the
 // caller's goroutine and starts none that outlive it.
-func (o *Outbox) Run(ctx context.Context, s *Session) error {
+func (o *Outbox) Run(ctx context.Context, r *Redeemer) error {
 	for {
-		err := o.Flush(ctx, s)
+		err := o.Flush(ctx, r)
 		if ctx.Err() != nil || o.closeCtx.Err() != nil {
 			return nil
 		}

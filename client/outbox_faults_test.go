@@ -39,7 +39,7 @@ func TestOutboxLostReply(t *testing.T) {
 			lost <- ack
 		}
 	})
-	errc := flushAsync(ctx, o, fastSession(t, "ws://"+p.Addr()+"/rpc", owner))
+	errc := flushAsync(ctx, o, fastRedeemer(t, "ws://"+p.Addr()+"/rpc", owner))
 	var original sharevat.Ack
 	select {
 	case original = <-lost:
@@ -108,7 +108,7 @@ func TestOutboxStopsOnRevoke(t *testing.T) {
 			}
 		}
 	})
-	s := fastSession(t, "ws://"+p.Addr()+"/rpc", m.Token)
+	s := fastRedeemer(t, "ws://"+p.Addr()+"/rpc", m.Token)
 	errc := flushAsync(ctx, o, s)
 	select {
 	case <-third:

@@ -119,9 +119,9 @@ func mustOutbox(tb testing.TB, opts client.OutboxOptions) *client.Outbox {
 	return o
 }
 
-// fastSession is a Session with short backoff, closed at cleanup.
-func fastSession(tb testing.TB, url, token string) *client.Session {
-	s := client.NewSession(url, token, &client.SessionOptions{MinBackoff: 5 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
+// fastRedeemer is a Redeemer with short backoff, closed at cleanup.
+func fastRedeemer(tb testing.TB, url, token string) *client.Redeemer {
+	s := client.NewRedeemer(url, token, &client.RedeemerOptions{MinBackoff: 5 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
 	tb.Cleanup(s.Close)
 	return s
 }
@@ -146,7 +146,7 @@ func entryIDs(es []sharevat.Entry) []string {
 
 // flushAsync runs o.Flush in a goroutine and returns its result channel;
 // the test waits for it, so the goroutine never outlives the test.
-func flushAsync(ctx context.Context, o *client.Outbox, s *client.Session) <-chan error {
+func flushAsync(ctx context.Context, o *client.Outbox, s *client.Redeemer) <-chan error {
 	errc := make(chan error, 1)
 	go func() { errc <- o.Flush(ctx, s) }()
 	return errc

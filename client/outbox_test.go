@@ -31,7 +31,7 @@ func TestOutboxFlush(t *testing.T) {
 	require.NoError(t, err)
 	ids = append(ids, more...)
 
-	require.NoError(t, o.Flush(ctx, fastSession(t, tv.URL, owner)))
+	require.NoError(t, o.Flush(ctx, fastRedeemer(t, tv.URL, owner)))
 	log := tv.readLog(t, owner)
 	assert.Equal(t, ids, entryIDs(log), "the log holds every op once, in enqueue order")
 	var sizes []int
@@ -66,7 +66,7 @@ func TestOutboxRejectedIsFailedNotRetried(t *testing.T) {
 	ops[1].Kind = "nope"
 	_, err := o.Enqueue(ctx, ops...)
 	require.NoError(t, err)
-	s := fastSession(t, tv.URL, owner)
+	s := fastRedeemer(t, tv.URL, owner)
 	require.NoError(t, o.Flush(ctx, s))
 	require.NoError(t, o.Flush(ctx, s))
 	assert.Len(t, tv.Store.received(), 1, "the second flush had nothing to send")
@@ -98,7 +98,7 @@ func TestOutboxResumesAfterReopen(t *testing.T) {
 		p.DropServerToClient(true) // the ack never reaches the client
 		cancel()                   // and the client gives up
 	})
-	err = o.Flush(ctx, fastSession(t, "ws://"+p.Addr()+"/rpc", owner))
+	err = o.Flush(ctx, fastRedeemer(t, "ws://"+p.Addr()+"/rpc", owner))
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, o.Close())
 	tv.Store.setAfterAppend(nil)
@@ -109,7 +109,7 @@ func TestOutboxResumesAfterReopen(t *testing.T) {
 	st, err := o.Status()
 	require.NoError(t, err)
 	assert.Equal(t, 3, st.Pending, "nothing acked")
-	require.NoError(t, o.Flush(context.Background(), fastSession(t, tv.URL, owner)))
+	require.NoError(t, o.Flush(context.Background(), fastRedeemer(t, tv.URL, owner)))
 
 	got := tv.Store.received()
 	require.Len(t, got, 2)
@@ -132,7 +132,7 @@ func TestOutboxRun(t *testing.T) {
 	o := mustOutbox(t, client.OutboxOptions{OnAck: func(_ string, a sharevat.Ack) { acks <- a }})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- o.Run(ctx, fastSession(t, tv.URL, owner)) }()
+	go func() { done <- o.Run(ctx, fastRedeemer(t, tv.URL, owner)) }()
 	for i, prefix := range []string{"a", "b", "c"} {
 		_, err := o.Enqueue(context.Background(), testOps(prefix, 2)...)
 		require.NoError(t, err)
@@ -163,7 +163,7 @@ func TestOutboxCloseStopsFlush(t *testing.T) {
 		p.DropServerToClient(true)
 		close(applied)
 	})
-	errc := flushAsync(context.Background(), o, fastSession(t, "ws://"+p.Addr()+"/rpc", owner))
+	errc := flushAsync(context.Background(), o, fastRedeemer(t, "ws://"+p.Addr()+"/rpc", owner))
 	select {
 	case <-applied:
 	case <-time.After(20 * time.Second):
@@ -185,10 +185,10 @@ func TestOutboxBoundToOneShare(t *testing.T) {
 	ctx := context.Background()
 	_, err := o.Enqueue(ctx, testOps("a", 1)...)
 	require.NoError(t, err)
-	require.NoError(t, o.Flush(ctx, fastSession(t, tv.URL, a)))
+	require.NoError(t, o.Flush(ctx, fastRedeemer(t, tv.URL, a)))
 	_, err = o.Enqueue(ctx, testOps("b", 1)...)
 	require.NoError(t, err)
-	err = o.Flush(ctx, fastSession(t, tv.URL, b))
+	err = o.Flush(ctx, fastRedeemer(t, tv.URL, b))
 	assert.Equal(t, sharevat.EInvalid, sharevat.ErrorCode(err))
 	assert.Len(t, tv.Store.received(), 1, "nothing sent to the other share")
 }

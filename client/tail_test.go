@@ -13,15 +13,15 @@ import (
 	"sharevat/client"
 )
 
-// quickSession is a Session with short backoff, for tests.
-func quickSession(t *testing.T, url, token string) *client.Session {
-	s := client.NewSession(url, token, &client.SessionOptions{MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+// quickRedeemer is a Redeemer with short backoff, for tests.
+func quickRedeemer(t *testing.T, url, token string) *client.Redeemer {
+	s := client.NewRedeemer(url, token, &client.RedeemerOptions{MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 	t.Cleanup(s.Close)
 	return s
 }
 
 // tailAsync runs Tail in the background; the channel gets its return.
-func tailAsync(ctx context.Context, s *client.Session, from sharevat.Cursor, h func(sharevat.Entry) error) <-chan error {
+func tailAsync(ctx context.Context, s *client.Redeemer, from sharevat.Cursor, h func(sharevat.Entry) error) <-chan error {
 	errc := make(chan error, 1)
 	go func() { errc <- client.Tail(ctx, s, from, h) }()
 	return errc
@@ -49,7 +49,7 @@ func TestTailAcrossConnectionCuts(t *testing.T) {
 	tv.appendEvents(t, "backlog", 600, 100)
 	got := newSeen(0)
 	ctx, cancel := context.WithCancel(context.Background())
-	errc := tailAsync(ctx, quickSession(t, tv.Proxy, tv.Owner), 0, func(e sharevat.Entry) error { got.add(e); return nil })
+	errc := tailAsync(ctx, quickRedeemer(t, tv.Proxy, tv.Owner), 0, func(e sharevat.Entry) error { got.add(e); return nil })
 
 	got.waitFor(t, 100)
 	tv.proxy.Cut() // mid-backlog, most likely
@@ -78,7 +78,7 @@ func TestTailFromAndStop(t *testing.T) {
 	tv.appendEvents(t, "a", 20, 5)
 	stop := errors.New("stop here")
 	got := newSeen(15)
-	err := client.Tail(context.Background(), quickSession(t, tv.URL, tv.Owner), 15, func(e sharevat.Entry) error {
+	err := client.Tail(context.Background(), quickRedeemer(t, tv.URL, tv.Owner), 15, func(e sharevat.Entry) error {
 		got.add(e)
 		if e.Cursor == 18 {
 			return stop
@@ -91,7 +91,7 @@ func TestTailFromAndStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	calls, after := 0, 0
 	returned := make(chan struct{})
-	errc := tailAsync(ctx, quickSession(t, tv.URL, tv.Owner), 0, func(e sharevat.Entry) error {
+	errc := tailAsync(ctx, quickRedeemer(t, tv.URL, tv.Owner), 0, func(e sharevat.Entry) error {
 		select {
 		case <-returned:
 			after++
@@ -123,7 +123,7 @@ func TestTailPermanentErrors(t *testing.T) {
 	m, err := tv.Share.Grant(ctx, sharevat.ScopeRead, 0, "B")
 	require.NoError(t, err)
 	require.NoError(t, tv.Share.Revoke(ctx, m.GrantID))
-	err = client.Tail(ctx, quickSession(t, tv.URL, m.Token), 0, func(sharevat.Entry) error { return nil })
+	err = client.Tail(ctx, quickRedeemer(t, tv.URL, m.Token), 0, func(sharevat.Entry) error { return nil })
 	assert.ErrorIs(t, err, sharevat.ErrUnauthorized)
 	assert.Equal(t, 1, redeemCount(t, tv, m.GrantID))
 
@@ -131,7 +131,7 @@ func TestTailPermanentErrors(t *testing.T) {
 	c, err := tv.Share.Grant(ctx, sharevat.ScopeRead, 0, "C")
 	require.NoError(t, err)
 	got := newSeen(0)
-	errc := tailAsync(ctx, quickSession(t, tv.URL, c.Token), 0, func(e sharevat.Entry) error { got.add(e); return nil })
+	errc := tailAsync(ctx, quickRedeemer(t, tv.URL, c.Token), 0, func(e sharevat.Entry) error { got.add(e); return nil })
 	got.waitFor(t, 3)
 	require.NoError(t, tv.Share.Revoke(ctx, c.GrantID))
 	assert.ErrorIs(t, tailReturn(t, errc), sharevat.ErrRevoked)

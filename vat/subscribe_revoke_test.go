@@ -133,11 +133,11 @@ func subscribeAs(t *testing.T, tv *testVat, token string) (*client.Subscription,
 	return sub, got
 }
 
-// tailAs runs client.Tail from 0 with a Session for token; the channel
+// tailAs runs client.Tail from 0 with a Redeemer for token; the channel
 // gets Tail's return.
 func tailAs(t *testing.T, tv *testVat, token string) (*progress, <-chan error) {
 	t.Helper()
-	s := client.NewSession(tv.URL, token, nil)
+	s := client.NewRedeemer(tv.URL, token, nil)
 	ctx, cancel := context.WithCancel(bg)
 	errc, done := make(chan error, 1), make(chan struct{})
 	got := newProgress()

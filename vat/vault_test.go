@@ -35,8 +35,8 @@ func TestRedeemFailuresLookTheSame(t *testing.T) {
 		"unknown grant":   func() error { _, err := conn.Redeem(ctx, unknown.Reveal()); return err },
 		"wrong secret":    func() error { _, err := conn.Redeem(ctx, wrongSecret); return err },
 		"admin as share":  func() error { _, err := conn.Redeem(ctx, tv.Admin); return err },
-		"share as admin":  func() error { _, err := conn.Admin(ctx, owner); return err },
-		"admin bad token": func() error { _, err := conn.Admin(ctx, unknown.Reveal()); return err },
+		"share as admin":  func() error { _, err := conn.RedeemAdmin(ctx, owner); return err },
+		"admin bad token": func() error { _, err := conn.RedeemAdmin(ctx, unknown.Reveal()); return err },
 		"huge":            func() error { _, err := conn.Redeem(ctx, strings.Repeat("a", 1<<20)); return err },
 	} {
 		err := try()
@@ -87,7 +87,7 @@ func TestAdminCreateListAndOpen(t *testing.T) {
 	tv := MustServe(t, sharevat.Limits{}, nil)
 	tv.MustCreate(t, "one")
 	tv.MustCreate(t, "two")
-	admin, err := tv.MustDial(t).Admin(ctx, tv.Admin)
+	admin, err := tv.MustDial(t).RedeemAdmin(ctx, tv.Admin)
 	require.NoError(t, err)
 	shares, err := admin.List(ctx)
 	require.NoError(t, err)

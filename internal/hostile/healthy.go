@@ -35,7 +35,7 @@ func Setup(ctx context.Context, url, dataDir string, ops, opBytes int) (Fixture,
 		return f, err
 	}
 	defer conn.Close()
-	adm, err := conn.Admin(ctx, strings.TrimSpace(string(admin)))
+	adm, err := conn.RedeemAdmin(ctx, strings.TrimSpace(string(admin)))
 	if err != nil {
 		return f, fmt.Errorf("admin: %w", err)
 	}

@@ -122,7 +122,7 @@ func (s *Server) MustDial(tb testing.TB, url ...string) *client.Conn {
 func (s *Server) MustCreate(tb testing.TB, title string) string {
 	tb.Helper()
 	ctx := context.Background()
-	admin, err := s.MustDial(tb).Admin(ctx, s.Admin)
+	admin, err := s.MustDial(tb).RedeemAdmin(ctx, s.Admin)
 	require.NoError(tb, err)
 	defer admin.Release()
 	sh, m, err := admin.CreateShare(ctx, sharevat.MetaPatch{Title: &title})

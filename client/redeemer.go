@@ -1,0 +1,148 @@
+package client
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// RedeemerOptions tune a Redeemer; the zero value is fine.
+type RedeemerOptions struct {
+	Dial       *Options      // transport options for each connection
+	MinBackoff time.Duration // first wait after a failure; default 100ms
+	MaxBackoff time.Duration // longest wait; default 10s
+}
+
+// Redeemer holds a share token and the vat's URL, and keeps a live Share
+// of it: redeem-and-resume (docs/design.md §6). Share dials and redeems
+// on first use, and again, on a new connection, whenever the last one
+// died, with exponential backoff and jitter between failed attempts; Fail
+// tells it a call failed. It is what code that must outlive a connection
+// holds — Tail and Outbox.Flush take one — where Conn.Redeem gives one
+// Share that dies with its connection. (Cap'n Proto C++ calls this
+// pattern autoReconnect.) Safe for concurrent use.
+type Redeemer struct {
+	url   string
+	token string
+	opts  RedeemerOptions
+
+	mu       sync.Mutex
+	conn     *Conn
+	share    *Share
+	failures int
+}
+
+// NewRedeemer returns a Redeemer of token at url. Nothing is dialed until
+// the first Share call.
+func NewRedeemer(url, token string, opts *RedeemerOptions) *Redeemer {
+	r := &Redeemer{url: url, token: token}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.MinBackoff <= 0 {
+		r.opts.MinBackoff = 100 * time.Millisecond
+	}
+	if r.opts.MaxBackoff < r.opts.MinBackoff {
+		r.opts.MaxBackoff = max(10*time.Second, r.opts.MinBackoff)
+	}
+	return r
+}
+
+// Share returns the live Share, redeeming the token on a new connection
+// if there is none or the last one died. Transient failures are retried
+// with backoff until ctx ends; permanent ones (IsPermanent) are returned
+// at once. The Share belongs to the Redeemer: do not Release it; after a
+// failed call on it, call Fail and then Share again.
+func (r *Redeemer) Share(ctx context.Context) (*Share, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if r.share != nil && !closed(r.conn.Done()) {
+			return r.share, nil
+		}
+		r.dropLocked()
+		err := r.connectLocked(ctx)
+		if err == nil {
+			return r.share, nil
+		}
+		if IsPermanent(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		if err := r.waitLocked(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (r *Redeemer) connectLocked(ctx context.Context) error {
+	conn, err := Dial(ctx, r.url, r.opts.Dial)
+	if err != nil {
+		return err
+	}
+	sh, err := conn.Redeem(ctx, r.token)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	r.conn, r.share, r.failures = conn, sh, 0
+	return nil
+}
+
+// waitLocked sleeps the next backoff: min·2^failures, capped, with full
+// jitter in its upper half.
+func (r *Redeemer) waitLocked(ctx context.Context) error {
+	d := r.opts.MinBackoff << min(r.failures, 16)
+	if d > r.opts.MaxBackoff || d <= 0 {
+		d = r.opts.MaxBackoff
+	}
+	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	r.failures++
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Fail reports that a call on sh failed with err. A transport failure
+// drops the connection, so the next Share call reconnects; other errors
+// leave it alone.
+func (r *Redeemer) Fail(sh *Share, err error) {
+	if err == nil || IsPermanent(err) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.share == sh {
+		r.dropLocked()
+	}
+}
+
+func (r *Redeemer) dropLocked() {
+	if r.conn != nil {
+		r.share.Release()
+		r.conn.Close()
+	}
+	r.conn, r.share = nil, nil
+}
+
+// Close closes the current connection, if any, and with it the Share. A
+// later Share call dials again.
+func (r *Redeemer) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dropLocked()
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
