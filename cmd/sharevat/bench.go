@@ -1,71 +1,52 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"sharevat/internal/loadgen"
 )
 
-// benchFlags configure `sharevat bench`. Ints and durations whose default
-// depends on the mode are registered as 0 and filled in by defaults().
+// benchFlags are the flags of `sharevat bench`, bound to the load
+// generator's Config. Ints and durations whose default depends on the
+// mode are registered as 0 and filled in by Config.WithDefaults.
 type benchFlags struct {
-	mode        string
-	server      string
-	tokenFile   string
-	json        bool
-	clients     int
-	shares      string
-	ops         int
-	body        int
-	inflight    int
-	duration    time.Duration
-	count       int
-	ceilingDur  time.Duration
-	rate        int
-	subscribers int
-	conns       int
-	sample      time.Duration
-	soak        bool
-	soakDur     time.Duration
-	ceilingDir  string
-	cpuprofile  string
-	timeout     time.Duration
-
-	set  map[string]bool // flags given on the command line
-	args []string        // the command line, as given
+	cfg loadgen.Config
+	set map[string]bool // flags given on the command line
 }
 
 const benchModes = "append, restore, tail, conns, soak or all"
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.mode, "mode", "append", "what to measure: "+benchModes)
-	fs.StringVar(&f.server, "server", "", "drive this running vat (loopback ws:// URL) instead of starting one")
-	fs.StringVar(&f.tokenFile, "token-file", "", "with --server: file holding the server's admin token")
-	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of the table")
-	fs.IntVar(&f.clients, "clients", 0, "client connections (default 64; 1 for restore; 16 for soak)")
-	fs.StringVar(&f.shares, "shares", "each", "one share per client (each) or one for all (one)")
-	fs.IntVar(&f.ops, "ops", 1, "ops per append batch")
-	fs.IntVar(&f.body, "body", 200, "bytes per op body (a JSON object padded to this size)")
-	fs.IntVar(&f.inflight, "inflight", 0, "calls in flight per connection (default 1; 4 for soak)")
-	fs.DurationVar(&f.duration, "duration", 0, "how long each measured phase runs (default 10s; 10m for soak)")
-	fs.IntVar(&f.count, "count", 0, "batches (append) or redeems (restore) per client instead of --duration")
-	fs.DurationVar(&f.ceilingDur, "ceiling-duration", 0, "how long each ceiling runs (default: --duration)")
-	fs.IntVar(&f.rate, "rate", 0, "ops/s of the tail writer (default 1000), calls/s of the soak (default 5000)")
-	fs.IntVar(&f.subscribers, "subscribers", 8, "tail: subscribers, each on its own connection")
-	fs.IntVar(&f.conns, "conns", 10000, "conns: idle connections to hold, each with a live Reader")
-	fs.DurationVar(&f.sample, "sample", 10*time.Second, "soak: time between server samples")
-	fs.BoolVar(&f.soak, "soak", false, "all: include the soak")
-	fs.DurationVar(&f.soakDur, "soak-duration", 10*time.Minute, "all: how long the soak runs")
-	fs.StringVar(&f.ceilingDir, "ceiling-dir", "", "where the bench's own vat directory and the storage ceiling's file go, so on that disk (default: the system temp dir)")
-	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write the bench process's CPU profile to this file")
-	fs.DurationVar(&f.timeout, "timeout", 0, "give up after this long (default: 20 × the longest phase + 5m)")
+	c := &f.cfg
+	*c = loadgen.DefaultConfig()
+	fs.StringVar(&c.Mode, "mode", c.Mode, "what to measure: "+benchModes)
+	fs.StringVar(&c.Server, "server", "", "drive this running vat (loopback ws:// URL) instead of starting one")
+	fs.StringVar(&c.TokenFile, "token-file", "", "with --server: file holding the server's admin token")
+	fs.BoolVar(&c.JSON, "json", false, "print one JSON object instead of the table")
+	fs.IntVar(&c.Clients, "clients", 0, "client connections (default 64; 1 for restore; 16 for soak)")
+	fs.StringVar(&c.Shares, "shares", c.Shares, "one share per client (each) or one for all (one)")
+	fs.IntVar(&c.Ops, "ops", c.Ops, "ops per append batch")
+	fs.IntVar(&c.Body, "body", c.Body, "bytes per op body (a JSON object padded to this size)")
+	fs.IntVar(&c.Inflight, "inflight", 0, "calls in flight per connection (default 1; 4 for soak)")
+	fs.DurationVar(&c.Duration, "duration", 0, "how long each measured phase runs (default 10s; 10m for soak)")
+	fs.IntVar(&c.Count, "count", 0, "batches (append) or redeems (restore) per client instead of --duration")
+	fs.DurationVar(&c.CeilingDuration, "ceiling-duration", 0, "how long each ceiling runs (default: --duration)")
+	fs.IntVar(&c.Rate, "rate", 0, "ops/s of the tail writer (default 1000), calls/s of the soak (default 5000)")
+	fs.IntVar(&c.Subscribers, "subscribers", c.Subscribers, "tail: subscribers, each on its own connection")
+	fs.IntVar(&c.Conns, "conns", c.Conns, "conns: idle connections to hold, each with a live Reader")
+	fs.DurationVar(&c.Sample, "sample", c.Sample, "soak: time between server samples")
+	fs.BoolVar(&c.Soak, "soak", false, "all: include the soak")
+	fs.DurationVar(&c.SoakDuration, "soak-duration", c.SoakDuration, "all: how long the soak runs")
+	fs.StringVar(&c.CeilingDir, "ceiling-dir", "", "where the bench's own vat directory and the storage ceiling's file go, so on that disk (default: the system temp dir)")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write the bench process's CPU profile to this file")
+	fs.DurationVar(&c.Timeout, "timeout", 0, "give up after this long (default: 20 × the longest phase + 5m)")
 }
 
 // benchApplies lists, per mode, the flags that mean something to it
@@ -82,7 +63,7 @@ var benchApplies = map[string][]string{
 var benchCommon = []string{"mode", "server", "token-file", "json", "ceiling-dir", "cpuprofile", "timeout"}
 
 func runBench(ctx context.Context, env *Env, args []string) error {
-	f := benchFlags{args: slices.Clone(args)}
+	var f benchFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	f.register(fs)
 	fs.Usage = func() { benchUsage(fs) }
@@ -94,20 +75,16 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	f.defaults()
-	stop, err := startCPUProfile(f.cpuprofile)
-	if err != nil {
-		return err
+	f.cfg = f.cfg.WithDefaults()
+	f.cfg.Flags = f.effective(fs)
+	if f.cfg.Server == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		f.cfg.Exe = exe
 	}
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	rep, err := runBenchMode(ctx, env, &f)
-	if err != nil {
-		return err
-	}
-	rep.Flags = f.effective(fs)
-	return writeBenchReport(env, &f, rep)
+	return loadgen.Run(ctx, f.cfg, env.Stdout, env.Stderr)
 }
 
 func benchUsage(fs *flag.FlagSet) {
@@ -142,38 +119,11 @@ Flags:`)
 	fs.PrintDefaults()
 }
 
-// runBenchMode runs the chosen mode and returns its report.
-func runBenchMode(ctx context.Context, env *Env, f *benchFlags) (*benchReport, error) {
-	rep := &benchReport{Mode: f.mode, Machine: machine(), Started: time.Now().UTC().Format(time.RFC3339)}
-	var err error
-	switch f.mode {
-	case "append":
-		rep.Append, err = benchAppendRun(ctx, env, f, f.appendShape())
-	case "restore":
-		rep.Restore, err = benchRestoreRun(ctx, env, f)
-	case "tail":
-		rep.Tail, err = benchTailRun(ctx, env, f)
-	case "conns":
-		rep.Conns, err = benchConnsRun(ctx, env, f, f.conns)
-	case "soak":
-		rep.Soak, err = benchSoakRun(ctx, env, f, f.soakShape(f.duration))
-	case "all":
-		err = benchAllRun(ctx, env, f, rep)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if f.mode != "all" {
-		rep.Targets = rep.targets()
-	}
-	return rep, nil
-}
-
 // validate checks the flags given: a flag that does not apply to the
 // mode, or an absurd value, is a usage error.
 func (f *benchFlags) validate() error {
-	if _, ok := benchApplies[f.mode]; !ok {
-		return usagef("bad --mode %q (want %s)", f.mode, benchModes)
+	if _, ok := benchApplies[f.cfg.Mode]; !ok {
+		return usagef("bad --mode %q (want %s)", f.cfg.Mode, benchModes)
 	}
 	if err := f.checkApplies(); err != nil {
 		return err
@@ -185,7 +135,7 @@ func (f *benchFlags) validate() error {
 }
 
 func (f *benchFlags) checkApplies() error {
-	ok := append(slices.Clone(benchCommon), benchApplies[f.mode]...)
+	ok := append(slices.Clone(benchCommon), benchApplies[f.cfg.Mode]...)
 	var bad []string
 	for name := range f.set {
 		if !slices.Contains(ok, name) {
@@ -194,7 +144,7 @@ func (f *benchFlags) checkApplies() error {
 	}
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		return usagef("%s: not used by --mode %s", strings.Join(bad, ", "), f.mode)
+		return usagef("%s: not used by --mode %s", strings.Join(bad, ", "), f.cfg.Mode)
 	}
 	return nil
 }
@@ -218,19 +168,19 @@ func (f *benchFlags) ranges() []benchRange {
 	ms, s := int64(time.Millisecond), int64(time.Second)
 	day := int64(24 * time.Hour)
 	return []benchRange{
-		{"clients", int64(f.clients), 1, 20000, false},
-		{"ops", int64(f.ops), 1, 100000, false},
-		{"body", int64(f.body), 2, 16 << 20, false},
-		{"inflight", int64(f.inflight), 1, 1024, false},
-		{"count", int64(f.count), 1, 1e9, false},
-		{"rate", int64(f.rate), 1, 1e6, false},
-		{"subscribers", int64(f.subscribers), 1, 10000, false},
-		{"conns", int64(f.conns), 1, 200000, false},
-		{"duration", int64(f.duration), ms, day, true},
-		{"ceiling-duration", int64(f.ceilingDur), ms, day, true},
-		{"sample", int64(f.sample), 10 * ms, 3600 * s, true},
-		{"soak-duration", int64(f.soakDur), s, day, true},
-		{"timeout", int64(f.timeout), s, 2 * day, true},
+		{"clients", int64(f.cfg.Clients), 1, 20000, false},
+		{"ops", int64(f.cfg.Ops), 1, 100000, false},
+		{"body", int64(f.cfg.Body), 2, 16 << 20, false},
+		{"inflight", int64(f.cfg.Inflight), 1, 1024, false},
+		{"count", int64(f.cfg.Count), 1, 1e9, false},
+		{"rate", int64(f.cfg.Rate), 1, 1e6, false},
+		{"subscribers", int64(f.cfg.Subscribers), 1, 10000, false},
+		{"conns", int64(f.cfg.Conns), 1, 200000, false},
+		{"duration", int64(f.cfg.Duration), ms, day, true},
+		{"ceiling-duration", int64(f.cfg.CeilingDuration), ms, day, true},
+		{"sample", int64(f.cfg.Sample), 10 * ms, 3600 * s, true},
+		{"soak-duration", int64(f.cfg.SoakDuration), s, day, true},
+		{"timeout", int64(f.cfg.Timeout), s, 2 * day, true},
 	}
 }
 
@@ -240,66 +190,30 @@ func (f *benchFlags) checkRanges() error {
 			return usagef("--%s %s is out of range (want %s to %s)", r.name, r.show(r.v), r.show(r.lo), r.show(r.hi))
 		}
 	}
-	if f.shares != "one" && f.shares != "each" {
-		return usagef("bad --shares %q (want one or each)", f.shares)
+	if f.cfg.Shares != "one" && f.cfg.Shares != "each" {
+		return usagef("bad --shares %q (want one or each)", f.cfg.Shares)
 	}
-	if n := int64(f.ops) * int64(f.body+benchOpOverhead); n > benchMaxBatchBytes {
-		return usagef("--ops × --body makes %d-byte batches; one batch can carry at most %d bytes", n, benchMaxBatchBytes)
+	if n := f.cfg.BatchBytes(); n > loadgen.MaxBatchBytes {
+		return usagef("--ops × --body makes %d-byte batches; one batch can carry at most %d bytes", n, loadgen.MaxBatchBytes)
 	}
 	return nil
 }
 
 // checkTarget checks --server and --token-file.
 func (f *benchFlags) checkTarget() error {
-	if f.server == "" {
-		if f.tokenFile != "" {
+	if f.cfg.Server == "" {
+		if f.cfg.TokenFile != "" {
 			return usagef("--token-file goes with --server (the bench's own vat needs none)")
 		}
 		return nil
 	}
-	if f.tokenFile == "" {
+	if f.cfg.TokenFile == "" {
 		return usagef("--server needs --token-file with the server's admin token")
 	}
-	if _, err := metricsURL(f.server); err != nil {
+	if err := loadgen.CheckServer(f.cfg.Server); err != nil {
 		return usagef("--server: %v", err)
 	}
 	return nil
-}
-
-// modeDefaults are the defaults that depend on the mode.
-type modeDefaults struct {
-	clients, inflight, rate int
-	duration                time.Duration
-}
-
-func defaultsFor(mode string) modeDefaults {
-	d := modeDefaults{clients: 64, inflight: 1, rate: 1000, duration: 10 * time.Second}
-	switch mode {
-	case "restore":
-		d.clients = 1
-	case "soak":
-		d.clients, d.inflight, d.rate, d.duration = 16, 4, 5000, 10*time.Minute
-	case "all":
-		d.rate = 5000 // the soak's
-	}
-	return d
-}
-
-// defaults fills in the flags not given whose default depends on the mode.
-func (f *benchFlags) defaults() {
-	d := defaultsFor(f.mode)
-	f.clients = cmp.Or(f.clients, d.clients)
-	f.inflight = cmp.Or(f.inflight, d.inflight)
-	f.rate = cmp.Or(f.rate, d.rate)
-	f.duration = cmp.Or(f.duration, d.duration)
-	f.ceilingDur = cmp.Or(f.ceilingDur, f.duration)
-	if f.timeout == 0 {
-		longest := max(f.duration, f.ceilingDur)
-		if f.mode == "all" && f.soak {
-			longest = max(longest, f.soakDur)
-		}
-		f.timeout = 20*longest + 5*time.Minute
-	}
 }
 
 // effective returns every flag's value as used (mode defaults filled in).
@@ -315,18 +229,6 @@ func (f *benchFlags) effective(fs *flag.FlagSet) map[string]string {
 	return out
 }
 
-// startCPUProfile starts the bench process's CPU profile, if asked.
-func startCPUProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Close()
-		return nil, fmt.Errorf("cpuprofile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); out.Close() }, nil
-}
+// isLoopback reports whether host is "localhost" or a loopback IP address;
+// serve uses it too (serve_tls.go), so it lives in one place, loadgen.
+var isLoopback = loadgen.IsLoopback

@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ import (
 )
 
 // benchTarget is the vat a bench drives: a child `sharevat serve` on a
-// temporary directory (the default), or a running vat (--server).
+// temporary directory (the default), or a running vat (Config.Server).
 type benchTarget struct {
 	URL        string // ws://…/rpc
 	Metrics    string // http://…/metrics
@@ -35,50 +35,62 @@ type benchTarget struct {
 	log  *tailLines
 }
 
-// Limits for the child vat: big enough for any batch the flags allow.
+// Limits for the child vat: big enough for any batch the Config allows.
 const (
-	benchOpOverhead    = 64 // op id, kind, seq: bytes of a batch per op besides its body
-	benchMaxBatchBytes = sharevat.HardMaxBatchBytes
-	benchStartTimeout  = 30 * time.Second
-	benchStopTimeout   = 15 * time.Second
+	opOverhead        = 64 // op id, kind, seq: bytes of a batch per op besides its body
+	childStartTimeout = 30 * time.Second
+	childStopTimeout  = 15 * time.Second
+	// childAdminFile is where serve writes the admin token in its data
+	// directory (docs/design.md §8).
+	childAdminFile = "admin.token"
 )
 
-// openTarget starts the bench's own vat, or connects to --server.
-func openTarget(ctx context.Context, f *benchFlags) (*benchTarget, error) {
-	if f.server != "" {
-		return externalTarget(f)
+// openTarget starts the bench's own vat, or connects to Config.Server.
+func openTarget(ctx context.Context, cfg *Config) (*benchTarget, error) {
+	if cfg.Server != "" {
+		return externalTarget(cfg)
 	}
-	return startChild(ctx, f)
+	return startChild(ctx, cfg)
 }
 
-func externalTarget(f *benchFlags) (*benchTarget, error) {
-	tok, err := os.ReadFile(f.tokenFile)
+func externalTarget(cfg *Config) (*benchTarget, error) {
+	tok, err := os.ReadFile(cfg.TokenFile)
 	if err != nil {
 		return nil, fmt.Errorf("token file: %w", err)
 	}
-	m, _ := metricsURL(f.server)
-	dir := f.ceilingDir
+	m, _ := metricsURL(cfg.Server)
+	dir := cfg.CeilingDir
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	return &benchTarget{URL: f.server, Metrics: m, ceilingDir: dir, admin: strings.TrimSpace(string(tok))}, nil
+	return &benchTarget{URL: cfg.Server, Metrics: m, ceilingDir: dir, admin: strings.TrimSpace(string(tok))}, nil
+}
+
+// CheckServer reports why the bench would refuse to drive the vat at
+// ws: anything but a ws:// or wss:// URL on a loopback host (the bench is
+// for one's own machine).
+func CheckServer(ws string) error {
+	_, err := metricsURL(ws)
+	return err
 }
 
 // metricsURL derives the /metrics URL from a vat's ws:// URL, and refuses
-// anything but a loopback host: the bench is for one's own machine.
+// anything but a loopback host.
 func metricsURL(ws string) (string, error) {
 	u, err := url.Parse(ws)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
 		return "", fmt.Errorf("%q is not a ws:// or wss:// URL", ws)
 	}
-	if !isLoopback(u.Hostname()) {
+	if !IsLoopback(u.Hostname()) {
 		return "", fmt.Errorf("%s is not a loopback address; the bench only drives vats on this machine", u.Hostname())
 	}
 	scheme := map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
 	return scheme + "://" + u.Host + "/metrics", nil
 }
 
-func isLoopback(host string) bool {
+// IsLoopback reports whether host is "localhost" or a loopback IP
+// address.
+func IsLoopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}
@@ -86,28 +98,24 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// startChild runs `<this binary> serve` on a free loopback port, with a
+// startChild runs `<Config.Exe> serve` on a free loopback port, with a
 // data directory in a new temporary directory, and waits until it serves.
-func startChild(ctx context.Context, f *benchFlags) (*benchTarget, error) {
-	dir, err := os.MkdirTemp(f.ceilingDir, "sharevat-bench-")
+func startChild(ctx context.Context, cfg *Config) (*benchTarget, error) {
+	dir, err := os.MkdirTemp(cfg.CeilingDir, "sharevat-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	t := &benchTarget{Child: true, dir: dir, ceilingDir: dir, done: make(chan struct{}), log: &tailLines{max: 20}}
-	if err := t.start(ctx, f); err != nil {
+	if err := t.start(ctx, cfg); err != nil {
 		t.Close()
 		return nil, err
 	}
 	return t, nil
 }
 
-func (t *benchTarget) start(ctx context.Context, f *benchFlags) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
+func (t *benchTarget) start(ctx context.Context, cfg *Config) error {
 	data := filepath.Join(t.dir, "data")
-	t.cmd = exec.Command(exe, childArgs(f, data)...)
+	t.cmd = exec.Command(cfg.Exe, childArgs(cfg, data)...)
 	t.cmd.SysProcAttr = childProcAttr()
 	stderr, err := t.cmd.StderrPipe()
 	if err != nil {
@@ -122,7 +130,7 @@ func (t *benchTarget) start(ctx context.Context, f *benchFlags) error {
 	if err := t.waitServing(ctx, urls); err != nil {
 		return err
 	}
-	tok, err := os.ReadFile(filepath.Join(data, adminFile))
+	tok, err := os.ReadFile(filepath.Join(data, childAdminFile))
 	if err != nil {
 		return fmt.Errorf("bench: admin token: %w", err)
 	}
@@ -133,24 +141,24 @@ func (t *benchTarget) start(ctx context.Context, f *benchFlags) error {
 
 // childArgs are the serve flags: loopback, quiet, no per-address cap,
 // limits that fit the largest batch the bench may send.
-func childArgs(f *benchFlags, data string) []string {
+func childArgs(cfg *Config, data string) []string {
 	// Every bench connection comes from 127.0.0.1: no per-address cap.
 	args := []string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "warn", "--max-conns-per-ip", "0"}
 	d := sharevat.DefaultLimits()
-	if f.body > d.MaxBodyBytes {
-		args = append(args, "--max-body-bytes", strconv.Itoa(f.body))
+	if cfg.Body > d.MaxBodyBytes {
+		args = append(args, "--max-body-bytes", strconv.Itoa(cfg.Body))
 	}
-	if f.ops > d.MaxOpsPerBatch {
-		args = append(args, "--max-batch-ops", strconv.Itoa(f.ops))
+	if cfg.Ops > d.MaxOpsPerBatch {
+		args = append(args, "--max-batch-ops", strconv.Itoa(cfg.Ops))
 	}
-	if n := f.ops * (f.body + benchOpOverhead); n > d.MaxBatchBytes {
-		args = append(args, "--max-batch-bytes", strconv.Itoa(min(n, benchMaxBatchBytes)))
+	if n := cfg.Ops * (cfg.Body + opOverhead); n > d.MaxBatchBytes {
+		args = append(args, "--max-batch-bytes", strconv.Itoa(min(n, MaxBatchBytes)))
 	}
 	return args
 }
 
 func (t *benchTarget) waitServing(ctx context.Context, urls <-chan string) error {
-	timer := time.NewTimer(benchStartTimeout)
+	timer := time.NewTimer(childStartTimeout)
 	defer timer.Stop()
 	select {
 	case t.URL = <-urls:
@@ -158,7 +166,7 @@ func (t *benchTarget) waitServing(ctx context.Context, urls <-chan string) error
 	case <-t.done:
 		return fmt.Errorf("bench: the vat exited before serving: %s", t.log)
 	case <-timer.C:
-		return fmt.Errorf("bench: the vat did not start within %s: %s", benchStartTimeout, t.log)
+		return fmt.Errorf("bench: the vat did not start within %s: %s", childStartTimeout, t.log)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -184,14 +192,14 @@ func (t *benchTarget) scan(r io.Reader, urls chan<- string) {
 }
 
 // Close stops the child (SIGTERM, then SIGKILL) and removes its
-// directory. It does nothing to a --server vat.
+// directory. It does nothing to a running vat of Config.Server.
 func (t *benchTarget) Close() error {
 	if !t.Child {
 		return nil
 	}
 	if t.cmd != nil && t.cmd.Process != nil {
 		_ = t.cmd.Process.Signal(syscall.SIGTERM)
-		timer := time.NewTimer(benchStopTimeout)
+		timer := time.NewTimer(childStopTimeout)
 		select {
 		case <-t.done:
 		case <-timer.C:
@@ -273,12 +281,12 @@ func (l *tailLines) String() string {
 	return strings.Join(l.lines, " | ")
 }
 
-// onTarget opens the vat to measure (its own child, or --server), runs
+// onTarget opens the vat to measure (its own child, or Config.Server), runs
 // fn on it and closes it; an error is explained by the child's exit if
 // the child died.
-func onTarget[R any](ctx context.Context, f *benchFlags, fn func(*benchTarget) (R, error)) (R, error) {
+func onTarget[R any](ctx context.Context, cfg *Config, fn func(*benchTarget) (R, error)) (R, error) {
 	var zero R
-	t, err := openTarget(ctx, f)
+	t, err := openTarget(ctx, cfg)
 	if err != nil {
 		return zero, err
 	}

@@ -1,7 +1,8 @@
-package main
+package loadgen
 
 import (
 	"context"
+	"io"
 	"sync"
 	"time"
 )
@@ -17,8 +18,8 @@ type soakShape struct {
 	Sample   time.Duration `json:"-"`
 }
 
-func (f *benchFlags) soakShape(d time.Duration) soakShape {
-	return soakShape{Clients: f.clients, Shares: f.shares, Inflight: f.inflight, Body: f.body, Rate: f.rate, Duration: d, Sample: f.sample}
+func (cfg *Config) soakShape(d time.Duration) soakShape {
+	return soakShape{Clients: cfg.Clients, Shares: cfg.Shares, Inflight: cfg.Inflight, Body: cfg.Body, Rate: cfg.Rate, Duration: d, Sample: cfg.Sample}
 }
 
 // soakSample is the vat at one moment of a soak, with the load of the
@@ -83,17 +84,17 @@ type soakGrowth struct {
 
 const soakFlat = 0.10
 
-func benchSoakRun(ctx context.Context, env *Env, f *benchFlags, shape soakShape) (*soakReport, error) {
-	return onTarget(ctx, f, func(t *benchTarget) (*soakReport, error) { return soakRun(ctx, env, t, shape) })
+func benchSoakRun(ctx context.Context, stderr io.Writer, cfg *Config, shape soakShape) (*soakReport, error) {
+	return onTarget(ctx, cfg, func(t *benchTarget) (*soakReport, error) { return soakRun(ctx, stderr, t, shape) })
 }
 
-func soakRun(ctx context.Context, env *Env, t *benchTarget, shape soakShape) (*soakReport, error) {
+func soakRun(ctx context.Context, stderr io.Writer, t *benchTarget, shape soakShape) (*soakReport, error) {
 	conns, err := openAppenders(ctx, t, shape.Clients, shape.Shares == "one")
 	if err != nil {
 		return nil, err
 	}
 	defer closeConns(conns)
-	progress(env, "soak: %d calls/s of 1-op appends over %d connection(s), %s, sampling every %s", shape.Rate, shape.Clients, shape.Duration, shape.Sample)
+	progress(stderr, "soak: %d calls/s of 1-op appends over %d connection(s), %s, sampling every %s", shape.Rate, shape.Clients, shape.Duration, shape.Sample)
 	var cur latHist
 	s := startSoakSampler(ctx, t, &cur, shape.Sample)
 	cpu := t.startCPU(ctx)

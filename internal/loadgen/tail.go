@@ -1,9 +1,10 @@
-package main
+package loadgen
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,17 +49,17 @@ func (v tailViolations) total() int64 {
 // tailDrainTimeout bounds the wait for subscribers to catch up.
 const tailDrainTimeout = 30 * time.Second
 
-func benchTailRun(ctx context.Context, env *Env, f *benchFlags) (*tailReport, error) {
-	return onTarget(ctx, f, func(t *benchTarget) (*tailReport, error) { return tailRun(ctx, env, t, f) })
+func benchTailRun(ctx context.Context, stderr io.Writer, cfg *Config) (*tailReport, error) {
+	return onTarget(ctx, cfg, func(t *benchTarget) (*tailReport, error) { return tailRun(ctx, stderr, t, cfg) })
 }
 
-func tailRun(ctx context.Context, env *Env, t *benchTarget, f *benchFlags) (*tailReport, error) {
+func tailRun(ctx context.Context, stderr io.Writer, t *benchTarget, cfg *Config) (*tailReport, error) {
 	toks, err := t.createShares(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
 	// conns[0] is the writer's, the others the subscribers'.
-	conns, err := openConns(ctx, t, slices.Repeat(toks[:1], f.subscribers+1), false)
+	conns, err := openConns(ctx, t, slices.Repeat(toks[:1], cfg.Subscribers+1), false)
 	if err != nil {
 		return nil, err
 	}
@@ -69,15 +70,15 @@ func tailRun(ctx context.Context, env *Env, t *benchTarget, f *benchFlags) (*tai
 		return nil, err
 	}
 	defer closeSubs(subs)
-	progress(env, "tail: 1 writer at %d ops/s, %d subscriber(s), %s", f.rate, f.subscribers, f.duration)
+	progress(stderr, "tail: 1 writer at %d ops/s, %d subscriber(s), %s", cfg.Rate, cfg.Subscribers, cfg.Duration)
 	sampler := startSampler(ctx, t, 500*time.Millisecond)
-	w, werr := tailWrite(ctx, conns[0], f)
+	w, werr := tailWrite(ctx, conns[0], cfg)
 	after, serr := t.scrape(ctx)
 	peak := sampler.Stop(memOf(after))
 	if err := firstErr(werr, serr); err != nil {
 		return nil, err
 	}
-	rep := &tailReport{Subscribers: f.subscribers, Rate: f.rate, Seconds: w.elapsed.Seconds(), Sent: w.sent,
+	rep := &tailReport{Subscribers: cfg.Subscribers, Rate: cfg.Rate, Seconds: w.elapsed.Seconds(), Sent: w.sent,
 		Batches: w.batches, SentPerSec: rateOf(float64(w.sent), w.elapsed), Writer: w.lat.Summary(),
 		Server: serverReport{End: memOf(after), Peak: peak}}
 	rep.DrainMs = ms(drain(ctx, subs, w.sent))
@@ -95,22 +96,22 @@ type tailWritten struct {
 	lat           *latHist
 }
 
-// tailWrite appends paced ops for f.duration: each batch carries every
+// tailWrite appends paced ops for cfg.Duration: each batch carries every
 // permit due, each op its sequence number and the time it was built.
-func tailWrite(ctx context.Context, c *benchConn, f *benchFlags) (tailWritten, error) {
+func tailWrite(ctx context.Context, c *benchConn, cfg *Config) (tailWritten, error) {
 	app, err := c.share.Appender(ctx)
 	if err != nil {
 		return tailWritten{}, fmt.Errorf("bench: appender: %w", err)
 	}
 	defer app.Release()
-	maxBatch := max(1, min(1000, sharevat.DefaultLimits().MaxBatchBytes/(f.body+benchOpOverhead)))
+	maxBatch := max(1, min(1000, sharevat.DefaultLimits().MaxBatchBytes/(cfg.Body+opOverhead)))
 	w := tailWritten{lat: &latHist{}}
-	p := startPacer(ctx, f.rate, f.duration)
+	p := startPacer(ctx, cfg.Rate, cfg.Duration)
 	defer p.Wait()
 	start := time.Now()
 	for range p.C {
 		n := 1 + p.takeUpTo(maxBatch-1)
-		b := tailBatch(w.sent, n, f.body, c.share.Access.Epoch)
+		b := tailBatch(w.sent, n, cfg.Body, c.share.Access.Epoch)
 		t0 := time.Now()
 		if err := appendOne(ctx, &benchConn{app: app}, b); err != nil {
 			return w, err

@@ -1,8 +1,9 @@
-package main
+package loadgen
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 )
@@ -23,28 +24,28 @@ type restoreReport struct {
 	Ratio         float64      `json:"p50_over_ping_p50"`
 }
 
-func benchRestoreRun(ctx context.Context, env *Env, f *benchFlags) (*restoreReport, error) {
-	return onTarget(ctx, f, func(t *benchTarget) (*restoreReport, error) { return restoreWithCeiling(ctx, env, t, f) })
+func benchRestoreRun(ctx context.Context, stderr io.Writer, cfg *Config) (*restoreReport, error) {
+	return onTarget(ctx, cfg, func(t *benchTarget) (*restoreReport, error) { return restoreWithCeiling(ctx, stderr, t, cfg) })
 }
 
-func restoreWithCeiling(ctx context.Context, env *Env, t *benchTarget, f *benchFlags) (*restoreReport, error) {
+func restoreWithCeiling(ctx context.Context, stderr io.Writer, t *benchTarget, cfg *Config) (*restoreReport, error) {
 	toks, err := t.createShares(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
-	conns, err := openConns(ctx, t, make([]string, f.clients), false)
+	conns, err := openConns(ctx, t, make([]string, cfg.Clients), false)
 	if err != nil {
 		return nil, err
 	}
 	defer closeConns(conns)
-	progress(env, "rpc ceiling: ping over %d connection(s), %s", f.clients, f.ceilingDur)
-	ping, err := pingPhase(ctx, t, conns, f.inflight, f.ceilingDur)
+	progress(stderr, "rpc ceiling: ping over %d connection(s), %s", cfg.Clients, cfg.CeilingDuration)
+	ping, err := pingPhase(ctx, t, conns, cfg.Inflight, cfg.CeilingDuration)
 	if err != nil {
 		return nil, err
 	}
-	settle(ctx, f.duration)
-	progress(env, "restore: %d client(s) redeeming the owner token, %s", f.clients, phaseLength(f.duration, f.count))
-	rep, err := restorePhase(ctx, t, conns, toks[0], f)
+	settle(ctx, cfg.Duration)
+	progress(stderr, "restore: %d client(s) redeeming the owner token, %s", cfg.Clients, phaseLength(cfg.Duration, cfg.Count))
+	rep, err := restorePhase(ctx, t, conns, toks[0], cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -53,10 +54,10 @@ func restoreWithCeiling(ctx context.Context, env *Env, t *benchTarget, f *benchF
 	return rep, nil
 }
 
-func restorePhase(ctx context.Context, t *benchTarget, conns []*benchConn, token string, f *benchFlags) (*restoreReport, error) {
-	spec := loopSpec{workers: len(conns) * f.inflight, d: f.duration, count: f.count}
+func restorePhase(ctx context.Context, t *benchTarget, conns []*benchConn, token string, cfg *Config) (*restoreReport, error) {
+	spec := loopSpec{workers: len(conns) * cfg.Inflight, d: cfg.Duration, count: cfg.Count}
 	redeem := func(ctx context.Context, w, _ int) error {
-		sh, err := conns[(w%spec.workers)/f.inflight].conn.Redeem(ctx, token)
+		sh, err := conns[(w%spec.workers)/cfg.Inflight].conn.Redeem(ctx, token)
 		if err != nil {
 			return fmt.Errorf("bench: redeem: %w", err)
 		}
@@ -66,7 +67,7 @@ func restorePhase(ctx context.Context, t *benchTarget, conns []*benchConn, token
 	if err := warmUp(ctx, spec, redeem); err != nil {
 		return nil, err
 	}
-	settle(ctx, f.duration)
+	settle(ctx, cfg.Duration)
 	before, err := t.scrape(ctx)
 	if err != nil {
 		return nil, err
@@ -81,7 +82,7 @@ func restorePhase(ctx context.Context, t *benchTarget, conns []*benchConn, token
 		return nil, err
 	}
 	return &restoreReport{
-		Clients: len(conns), Inflight: f.inflight, Seconds: res.elapsed.Seconds(), Redeems: res.calls,
+		Clients: len(conns), Inflight: cfg.Inflight, Seconds: res.elapsed.Seconds(), Redeems: res.calls,
 		RedeemsPerSec: rateOf(float64(res.calls), res.elapsed), Latency: h.Summary(),
 		ServerOK: counterDelta{before, after}.of(`sharevat_redeems_total{result="ok"}`),
 		Server:   serverReport{End: memOf(after), Peak: peak}, CPU: cpu.stop(ctx),

@@ -1,8 +1,9 @@
-package main
+package loadgen
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"runtime"
@@ -52,15 +53,15 @@ func (c *idleConn) close() {
 	c.c.close()
 }
 
-func benchConnsRun(ctx context.Context, env *Env, f *benchFlags, n int) (*connsReport, error) {
+func benchConnsRun(ctx context.Context, stderr io.Writer, cfg *Config, n int) (*connsReport, error) {
 	// Before the vat starts, so that it inherits the limit too.
 	if err := raiseNoFile(uint64(n) + 1024); err != nil {
 		return nil, err
 	}
-	return onTarget(ctx, f, func(t *benchTarget) (*connsReport, error) { return connsRun(ctx, env, t, n) })
+	return onTarget(ctx, cfg, func(t *benchTarget) (*connsReport, error) { return connsRun(ctx, stderr, t, n) })
 }
 
-func connsRun(ctx context.Context, env *Env, t *benchTarget, n int) (*connsReport, error) {
+func connsRun(ctx context.Context, stderr io.Writer, t *benchTarget, n int) (*connsReport, error) {
 	toks, err := t.createShares(ctx, 1)
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func connsRun(ctx context.Context, env *Env, t *benchTarget, n int) (*connsRepor
 		return nil, err
 	}
 	cBefore := clientMem()
-	progress(env, "conns: opening %d connections, each redeeming a token and holding a Reader", n)
+	progress(stderr, "conns: opening %d connections, each redeeming a token and holding a Reader", n)
 	start := time.Now()
 	conns, err := openIdle(ctx, t, toks[0], n)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ type benchReport struct {
 	Tail    *tailReport       `json:"tail,omitempty"`
 	Conns   *connsReport      `json:"conns,omitempty"`
 	Soak    *soakReport       `json:"soak,omitempty"`
-	Runs    *allRuns          `json:"runs,omitempty"` // --mode all
+	Runs    *allRuns          `json:"runs,omitempty"` // the mode all
 	Targets []targetRow       `json:"targets"`
 }
 

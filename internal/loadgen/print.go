@@ -1,19 +1,21 @@
-package main
+package loadgen
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
 )
 
-// writeBenchReport prints the report: one JSON object with --json, else
+// writeReport prints the report: one JSON object with Config.JSON, else
 // readable sections and the targets table.
-func writeBenchReport(env *Env, f *benchFlags, rep *benchReport) error {
-	if f.json {
-		return writeJSON(env.Stdout, rep)
+func writeReport(stdout io.Writer, cfg *Config, rep *benchReport) error {
+	if cfg.JSON {
+		return json.NewEncoder(stdout).Encode(rep)
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	printHeader(tw, f, rep)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	printHeader(tw, cfg, rep)
 	for _, p := range []func(io.Writer){
 		func(w io.Writer) { printAppend(w, rep.Append) },
 		func(w io.Writer) { printRestore(w, rep.Restore) },
@@ -36,13 +38,13 @@ func writeBenchReport(env *Env, f *benchFlags, rep *benchReport) error {
 	return tw.Flush()
 }
 
-func printHeader(w io.Writer, f *benchFlags, rep *benchReport) {
+func printHeader(w io.Writer, cfg *Config, rep *benchReport) {
 	m := rep.Machine
 	fmt.Fprintf(w, "sharevat bench --mode %s, %s\n", rep.Mode, rep.Started)
-	fmt.Fprintf(w, "machine: %s/%s, %d CPUs (%s), %s, %s RAM\n", m.GOOS, m.GOARCH, m.NumCPU, orDash(m.CPUModel), m.GoVersion, bytesText(float64(m.MemTotalBytes)))
+	fmt.Fprintf(w, "machine: %s/%s, %d CPUs (%s), %s, %s RAM\n", m.GOOS, m.GOARCH, m.NumCPU, cmp.Or(m.CPUModel, "-"), m.GoVersion, bytesText(float64(m.MemTotalBytes)))
 	vat := "its own child process on loopback, fresh data directory per run"
-	if f.server != "" {
-		vat = f.server
+	if cfg.Server != "" {
+		vat = cfg.Server
 	}
 	fmt.Fprintf(w, "vat: %s\n", vat)
 }

@@ -1,9 +1,10 @@
-package main
+package loadgen
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"strconv"
 	"strings"
@@ -25,9 +26,9 @@ type appendShape struct {
 	CeilingDur time.Duration `json:"-"`
 }
 
-func (f *benchFlags) appendShape() appendShape {
-	return appendShape{Clients: f.clients, Shares: f.shares, Ops: f.ops, Body: f.body, Inflight: f.inflight,
-		Count: f.count, Duration: f.duration, CeilingDur: f.ceilingDur}
+func (cfg *Config) appendShape() appendShape {
+	return appendShape{Clients: cfg.Clients, Shares: cfg.Shares, Ops: cfg.Ops, Body: cfg.Body, Inflight: cfg.Inflight,
+		Count: cfg.Count, Duration: cfg.Duration, CeilingDur: cfg.CeilingDuration}
 }
 
 // appendReport is an append run: the load, the vat's side, and the
@@ -66,25 +67,25 @@ type appendRatios struct {
 	LatencyPaced float64 `json:"p50_over_paced_commit_plus_ping_p50,omitempty"`
 }
 
-// benchAppendRun runs an append bench on a vat of its own (or --server):
+// benchAppendRun runs an append bench on a vat of its own (or Config.Server):
 // the RPC ceiling, the append load, then the storage ceiling.
-func benchAppendRun(ctx context.Context, env *Env, f *benchFlags, shape appendShape) (*appendReport, error) {
-	return onTarget(ctx, f, func(t *benchTarget) (*appendReport, error) { return appendWithCeilings(ctx, env, t, shape) })
+func benchAppendRun(ctx context.Context, stderr io.Writer, cfg *Config, shape appendShape) (*appendReport, error) {
+	return onTarget(ctx, cfg, func(t *benchTarget) (*appendReport, error) { return appendWithCeilings(ctx, stderr, t, shape) })
 }
 
-func appendWithCeilings(ctx context.Context, env *Env, t *benchTarget, shape appendShape) (*appendReport, error) {
+func appendWithCeilings(ctx context.Context, stderr io.Writer, t *benchTarget, shape appendShape) (*appendReport, error) {
 	conns, err := openAppenders(ctx, t, shape.Clients, shape.Shares == "one")
 	if err != nil {
 		return nil, err
 	}
 	defer func() { closeConns(conns) }()
-	progress(env, "rpc ceiling: ping over %d connection(s), %d in flight each, %s", shape.Clients, shape.Inflight, shape.CeilingDur)
+	progress(stderr, "rpc ceiling: ping over %d connection(s), %d in flight each, %s", shape.Clients, shape.Inflight, shape.CeilingDur)
 	ping, err := pingPhase(ctx, t, conns, shape.Inflight, shape.CeilingDur)
 	if err != nil {
 		return nil, err
 	}
 	settle(ctx, shape.Duration)
-	progress(env, "append: %d client(s), %d-op batches of %d-byte bodies, %s", shape.Clients, shape.Ops, shape.Body, phaseLength(shape.Duration, shape.Count))
+	progress(stderr, "append: %d client(s), %d-op batches of %d-byte bodies, %s", shape.Clients, shape.Ops, shape.Body, phaseLength(shape.Duration, shape.Count))
 	rep, err := appendPhase(ctx, t, conns, shape)
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func appendWithCeilings(ctx context.Context, env *Env, t *benchTarget, shape app
 	closeConns(conns)
 	conns = nil
 	rep.Ping = ping
-	if err := rep.storageCeilings(ctx, env, t.ceilingDir); err != nil {
+	if err := rep.storageCeilings(ctx, stderr, t.ceilingDir); err != nil {
 		return nil, err
 	}
 	rep.ratios()
@@ -101,16 +102,16 @@ func appendWithCeilings(ctx context.Context, env *Env, t *benchTarget, shape app
 
 // storageCeilings measures the storage ceiling for the run's batch shape
 // and, for sequential appends, the paced one.
-func (r *appendReport) storageCeilings(ctx context.Context, env *Env, dir string) error {
+func (r *appendReport) storageCeilings(ctx context.Context, stderr io.Writer, dir string) error {
 	s := r.Shape
 	sh := bolt.CeilingShape{Puts: s.Ops, ValueBytes: s.Body, Duration: s.CeilingDur}
-	progress(env, "storage ceiling: bbolt transactions of %d put(s) of %d bytes, %s", s.Ops, s.Body, s.CeilingDur)
+	progress(stderr, "storage ceiling: bbolt transactions of %d put(s) of %d bytes, %s", s.Ops, s.Body, s.CeilingDur)
 	var err error
 	if r.Storage, err = storageCeiling(ctx, dir, sh); err != nil || !r.sequential() {
 		return err
 	}
 	sh.Pause = time.Duration(r.Ping.Latency.P50Ms * float64(time.Millisecond))
-	progress(env, "storage ceiling, paced: the same with %s idle between transactions, %s", sh.Pause.Round(time.Microsecond), s.CeilingDur)
+	progress(stderr, "storage ceiling, paced: the same with %s idle between transactions, %s", sh.Pause.Round(time.Microsecond), s.CeilingDur)
 	paced, err := storageCeiling(ctx, dir, sh)
 	r.StoragePaced = &paced
 	return err
@@ -248,8 +249,8 @@ func phaseLength(d time.Duration, count int) string {
 }
 
 // progress tells the user, on stderr, what the bench is measuring now.
-func progress(env *Env, format string, args ...any) {
-	fmt.Fprintf(env.Stderr, "sharevat bench: "+format+"\n", args...)
+func progress(stderr io.Writer, format string, args ...any) {
+	fmt.Fprintf(stderr, "sharevat bench: "+format+"\n", args...)
 }
 
 // orExited prefers "the vat died" to the error it caused.

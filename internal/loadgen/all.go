@@ -1,12 +1,13 @@
-package main
+package loadgen
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 )
 
-// allRuns are the runs of --mode all, one per target of the issue.
+// allRuns are the runs of the mode all, one per target of the issue.
 type allRuns struct {
 	Append64x1   *appendReport  `json:"append_64_clients_1_op,omitempty"`
 	Append64x100 *appendReport  `json:"append_64_clients_100_ops,omitempty"`
@@ -29,7 +30,7 @@ const (
 
 // benchAllRun runs every target in turn, each on a vat of its own (when
 // the bench starts its own), and fills rep.Runs and rep.Targets.
-func benchAllRun(ctx context.Context, env *Env, f *benchFlags, rep *benchReport) error {
+func benchAllRun(ctx context.Context, stderr io.Writer, cfg *Config, rep *benchReport) error {
 	runs := &allRuns{}
 	rep.Runs = runs
 	steps := []struct {
@@ -37,29 +38,32 @@ func benchAllRun(ctx context.Context, env *Env, f *benchFlags, rep *benchReport)
 		run  func() error
 	}{
 		{"64 clients, 1-op batches", func() (err error) {
-			runs.Append64x1, err = benchAppendRun(ctx, env, f, allAppendShape(f, allClients, 1))
+			runs.Append64x1, err = benchAppendRun(ctx, stderr, cfg, allAppendShape(cfg, allClients, 1))
 			return err
 		}},
 		{"64 clients, 100-op batches", func() (err error) {
-			runs.Append64x100, err = benchAppendRun(ctx, env, f, allAppendShape(f, allClients, allBigBatch))
+			runs.Append64x100, err = benchAppendRun(ctx, stderr, cfg, allAppendShape(cfg, allClients, allBigBatch))
 			return err
 		}},
 		{"1 client, 1-op batches", func() (err error) {
-			runs.Append1x1, err = benchAppendRun(ctx, env, f, allAppendShape(f, 1, 1))
+			runs.Append1x1, err = benchAppendRun(ctx, stderr, cfg, allAppendShape(cfg, 1, 1))
 			return err
 		}},
-		{"restore", func() (err error) { runs.Restore, err = benchRestoreRun(ctx, env, allRestoreFlags(f)); return err }},
-		{"tail", func() (err error) { runs.Tail, err = benchTailRun(ctx, env, allTailFlags(f)); return err }},
-		{"conns", func() (err error) { runs.Conns, err = benchConnsRun(ctx, env, f, f.conns); return err }},
+		{"restore", func() (err error) {
+			runs.Restore, err = benchRestoreRun(ctx, stderr, allRestoreConfig(cfg))
+			return err
+		}},
+		{"tail", func() (err error) { runs.Tail, err = benchTailRun(ctx, stderr, allTailConfig(cfg)); return err }},
+		{"conns", func() (err error) { runs.Conns, err = benchConnsRun(ctx, stderr, cfg, cfg.Conns); return err }},
 	}
-	if f.soak {
+	if cfg.Soak {
 		steps = append(steps, struct {
 			name string
 			run  func() error
-		}{"soak", func() (err error) { runs.Soak, err = benchSoakRun(ctx, env, f, allSoakShape(f)); return err }})
+		}{"soak", func() (err error) { runs.Soak, err = benchSoakRun(ctx, stderr, cfg, allSoakShape(cfg)); return err }})
 	}
 	for i, s := range steps {
-		progress(env, "[%d/%d] %s", i+1, len(steps), s.name)
+		progress(stderr, "[%d/%d] %s", i+1, len(steps), s.name)
 		if err := s.run(); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -68,26 +72,26 @@ func benchAllRun(ctx context.Context, env *Env, f *benchFlags, rep *benchReport)
 	return nil
 }
 
-func allAppendShape(f *benchFlags, clients, ops int) appendShape {
+func allAppendShape(cfg *Config, clients, ops int) appendShape {
 	return appendShape{Clients: clients, Shares: "each", Ops: ops, Body: allBody, Inflight: 1,
-		Duration: f.duration, CeilingDur: f.ceilingDur}
+		Duration: cfg.Duration, CeilingDur: cfg.CeilingDuration}
 }
 
-func allRestoreFlags(f *benchFlags) *benchFlags {
-	g := *f
-	g.clients, g.inflight, g.count = 1, 1, 0
+func allRestoreConfig(cfg *Config) *Config {
+	g := *cfg
+	g.Clients, g.Inflight, g.Count = 1, 1, 0
 	return &g
 }
 
-func allTailFlags(f *benchFlags) *benchFlags {
-	g := *f
-	g.rate, g.body = allTailRate, allBody
+func allTailConfig(cfg *Config) *Config {
+	g := *cfg
+	g.Rate, g.Body = allTailRate, allBody
 	return &g
 }
 
-func allSoakShape(f *benchFlags) soakShape {
+func allSoakShape(cfg *Config) soakShape {
 	return soakShape{Clients: allSoakConns, Shares: "each", Inflight: allSoakSlots, Body: allBody,
-		Rate: f.rate, Duration: f.soakDur, Sample: min(f.sample, max(f.soakDur/10, time.Second))}
+		Rate: cfg.Rate, Duration: cfg.SoakDuration, Sample: min(cfg.Sample, max(cfg.SoakDuration/10, time.Second))}
 }
 
 // targets are the issue's targets the runs measured.
