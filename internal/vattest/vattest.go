@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -51,54 +52,89 @@ type Server struct {
 // Start builds and starts a Server; tb's cleanup stops it.
 func Start(tb testing.TB, opts Options) *Server {
 	tb.Helper()
-	s := &Server{Dir: tb.TempDir(), Log: &SyncBuf{}}
-	db, err := bolt.Open(filepath.Join(s.Dir, "sharevat.db"), bolt.Options{})
+	s, stop, err := Serve(opts)
 	require.NoError(tb, err)
-	tb.Cleanup(func() { db.Close() })
+	tb.Cleanup(stop)
+	return s
+}
+
+// Serve builds and starts a Server, like Start, for code without a
+// testing.TB (runnable examples). stop closes the connections, the HTTP
+// server, the vat and the store, and removes the data directory.
+func Serve(opts Options) (s *Server, stop func(), err error) {
+	s = &Server{Log: &SyncBuf{}}
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	if s.Dir, err = os.MkdirTemp("", "sharevat-vattest-"); err != nil {
+		return nil, nil, err
+	}
+	stops = append(stops, func() { os.RemoveAll(s.Dir) })
+	db, err := bolt.Open(filepath.Join(s.Dir, "sharevat.db"), bolt.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	stops = append(stops, func() { db.Close() })
 	s.Store = db
 	if opts.Wrap != nil {
 		s.Store = opts.Wrap(db)
 	}
 	logger := slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s.Vat = newVat(tb, s.Store, logger, opts.Config)
+	if s.Vat, err = newVat(s.Store, logger, opts.Config); err != nil {
+		return nil, nil, err
+	}
+	var closeHTTP func()
+	s.URL, closeHTTP = startHTTP(s.Vat, logger)
+	stops = append(stops, closeHTTP)
 	m, err := s.Vat.MintAdminToken(context.Background())
-	require.NoError(tb, err)
+	if err != nil {
+		return nil, nil, err
+	}
 	s.Admin = m.Token
-	s.URL = startHTTP(tb, s.Vat, logger)
 	s.Addr = strings.TrimSuffix(strings.TrimPrefix(s.URL, "ws://"), "/rpc")
-	return s
+	return s, stop, nil
 }
 
-func newVat(tb testing.TB, st sharevat.Store, logger *slog.Logger, adjust func(*vat.Config)) *vat.Vat {
+func newVat(st sharevat.Store, logger *slog.Logger, adjust func(*vat.Config)) (*vat.Vat, error) {
 	pepper, err := sturdyref.NewPepper(rand.Reader)
-	require.NoError(tb, err)
+	if err != nil {
+		return nil, err
+	}
 	ver, err := sturdyref.NewVerifier(pepper)
-	require.NoError(tb, err)
+	if err != nil {
+		return nil, err
+	}
 	cfg := vat.Config{Store: st, Verifier: ver, Logger: logger}
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	v, err := vat.New(cfg)
-	require.NoError(tb, err)
-	return v
+	return vat.New(cfg)
 }
 
 // startHTTP serves v at /rpc on a loopback httptest server and returns
-// its ws:// URL. Cleanup closes the connections, the server and the vat.
-func startHTTP(tb testing.TB, v *vat.Vat, logger *slog.Logger) string {
+// its ws:// URL, and a func that closes the connections, the server and
+// the vat.
+func startHTTP(v *vat.Vat, logger *slog.Logger) (string, func()) {
 	h := rpc.NewHandler(rpc.HandlerOptions{Logger: logger, PipelineTargets: schema.PipelineTarget,
 		Bootstrap: func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) }})
 	mux := http.NewServeMux()
 	mux.Handle("/rpc", h)
 	srv := httptest.NewServer(mux)
-	tb.Cleanup(func() {
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		h.Close(ctx)
 		srv.Close()
 		v.Close(ctx)
-	})
-	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc"
+	}
 }
 
 // MustDial opens one connection (one agent) to the server, or to url if
