@@ -89,12 +89,13 @@ func TestCxxClient(t *testing.T) {
 	defer cancel()
 
 	// Generate the C++ for the schema with the installed compiler (whose
-	// runtime library must match it), then build the client.
+	// runtime library must match it), as schema/README.md tells a non-Go
+	// implementer to: an import directory holding only go-capnp's go.capnp,
+	// so /capnp/c++.capnp comes from the compiler's own include directory.
+	// Then build the client.
 	dir := t.TempDir()
-	goCapnp, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "capnproto.org/go/capnp/v3").Output()
-	require.NoError(t, err, "go list capnproto.org/go/capnp/v3")
-	gen := exec.CommandContext(ctx, "capnp", "compile",
-		"-I"+filepath.Join(strings.TrimSpace(string(goCapnp)), "std"),
+	imports := writeGoCapnp(ctx, t)
+	gen := exec.CommandContext(ctx, "capnp", "compile", "-I"+imports,
 		"--src-prefix=schema", "-oc++:"+dir, "schema/sharevat.capnp")
 	gen.Dir = ".."
 	out, err := gen.CombinedOutput()
@@ -115,6 +116,20 @@ func TestCxxClient(t *testing.T) {
 		cmd.Env = append(os.Environ(), "SHAREVAT_TOKEN="+token)
 		return cmd
 	})
+}
+
+// writeGoCapnp writes go-capnp's std/go.capnp, the one file beyond the
+// compiler's own that sharevat.capnp imports, alone in a new directory,
+// and returns the directory.
+func writeGoCapnp(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	goCapnp, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "capnproto.org/go/capnp/v3").Output()
+	require.NoError(t, err, "go list capnproto.org/go/capnp/v3")
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goCapnp)), "std", "go.capnp"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.capnp"), src, 0o644))
+	return dir
 }
 
 // clientResult is the JSON line a foreign client prints on success.

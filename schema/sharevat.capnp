@@ -2,18 +2,77 @@
 # contract: never renumber or retype a field or method, never reuse an
 # ordinal; add new fields and methods at the end only.
 #
+# Implementing a client in another language: schema/README.md (how to
+# compile this file without Go, the transport, limits).
+#
 # Conventions:
 #   - Times are Int64 Unix nanoseconds (UTC); 0 means "unset"/"never".
-#   - Cursors are UInt64, 1-based; cursor 0 is "before the first op".
-#   - Errors travel as Cap'n Proto exceptions whose reason is
-#     "<code>: <message>", with a code from docs/design.md §9 (unauthorized,
-#     permissionDenied, revoked, invalid, conflict, notFound, tooLarge,
-#     unavailable, internal, corrupt).
+#   - Cursors are UInt64, 1-based: the first op of a share's log is at
+#     cursor 1; cursor 0 is "before the first op". A share's head is the
+#     cursor of its last op (0 for an empty log).
+#   - Transport: WebSocket to the path /rpc, one unpacked Cap'n Proto
+#     message per binary frame; Vault is the bootstrap capability
+#     (docs/design.md §7).
+#
+# Errors. Every failure of a call that reaches a sharevat object is a
+# Cap'n Proto exception of type "failed" whose reason is exactly
+#   <code>: <message>
+# e.g. "permissionDenied: needs append; this capability has read". The
+# code is the text before the first ": " and is one of the list below;
+# codes are never renamed or removed, new ones may be added at the end, so
+# treat an unknown code like "internal". The message is for people: it
+# may change, and it never holds a secret. (Client libraries may prefix
+# the reason, e.g. C++ with "remote exception: ", Go with the method.)
+#   unauthorized      a token could not be redeemed: malformed, unknown,
+#                     wrong secret, revoked, expired, stale epoch, deleted
+#                     share all answer "unauthorized: invalid or expired
+#                     token"
+#   permissionDenied  the capability is valid but lacks the right
+#   revoked           the grant behind a live capability was revoked,
+#                     expired or fenced by an epoch bump ("revoked:
+#                     capability revoked or expired"); restore a token again
+#   invalid           the request is malformed or out of range
+#   conflict          the request conflicts with the current state
+#   notFound          the named thing does not exist (or is not visible)
+#   tooLarge          a limit was exceeded (answer size, quotas)
+#   unavailable       cannot answer now; retry later (disk full, closing,
+#                     "unavailable: call cancelled")
+#   internal          a bug on the server; details are only in its log
+#   corrupt           stored data failed its integrity check; retrying
+#                     does not help
+# Not domain errors: methods not implemented yet (Share.fork, children,
+# delete) and methods this server does not know answer an exception of
+# type "unimplemented". A rejected op of an append is not an error either:
+# it is a Reason in the Ack. Transport limits close the WebSocket with a
+# close code instead (docs/design.md §7).
+#
+# Tokens (sturdy refs). A token is a Text of exactly 73 ASCII bytes:
+#   offset  length  content
+#   0       5       "svt1_" (format and version)
+#   5       24      grant id: 15 random bytes, RFC 4648 base32 with the
+#                   lowercase alphabet a-z2-7, no padding
+#   29      1       "_"
+#   30      43      secret: 32 random bytes, base64url (RFC 4648 §5)
+#                   without padding; the last character's 2 unused bits
+#                   are zero
+# Pattern: svt1_[a-z2-7]{24}_[A-Za-z0-9_-]{43}. Send exactly those 73
+# bytes: no whitespace or newline (admin.token ends with a newline; strip
+# it). Clients treat the token as opaque and secret: never log it. Grant
+# ids (Access.grantId, Minted.grantId, GrantInfo.id) and share ids have
+# the grant-id form and are not secret. Golden vectors:
+# testdata/tokens/golden.json.
 @0xeef594388b6114fc;
 
 using Go = import "/go.capnp";
 $Go.package("schema");
 $Go.import("sharevat/schema");
+
+# The /go.capnp annotations only steer the Go code generator. The file
+# ships with go-capnp (capnproto.org/go/capnp/v3, std/go.capnp), not with
+# this repository: see schema/README.md for the -I path to give capnp.
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("sharevat");
 
 # --- Structs --------------------------------------------------------------
 
@@ -62,7 +121,12 @@ struct Access {
 
 struct Op {
   opId @0 :Text;             # idempotency key, unique within the share forever
-  seq @1 :UInt32;            # position in its batch
+  seq @1 :UInt32;
+  # Position in its batch, 0-based by convention (0, 1, 2, … in batch
+  # order; the Go client and the interop clients send that). The server
+  # neither checks nor renumbers it: it stores the value sent and returns
+  # it in LogEntry.seq. It is not part of the op's content, so a retry may
+  # regroup ops, and a duplicate keeps the seq stored first.
   dependsOn @2 :List(Text);  # op ids that must already be in the log
   expected :union {
     none @3 :Void;           # no head precondition
@@ -75,8 +139,9 @@ struct Op {
 }
 
 struct Batch {
-  batchId @0 :Text;
-  epoch @1 :UInt64;          # the epoch the client believes current
+  # One Appender.append: committed in one transaction, in ops order.
+  batchId @0 :Text;          # client-chosen; stored with each op, not checked for uniqueness
+  epoch @1 :UInt64;          # the epoch the client believes current (Access.epoch)
   ops @2 :List(Op);
 }
 
@@ -161,8 +226,9 @@ interface Vault {
   # The bootstrap capability. It has no authority of its own.
 
   restore @0 (token :Text) -> (share :Share, access :Access, info :ShareInfo);
-  # Redeems a share token. The Share is narrowed to the grant's scope.
-  # Every failure answers "unauthorized: invalid or expired token".
+  # Redeems a share token (73 bytes, see "Tokens" above). The Share is
+  # narrowed to the grant's scope. Every failure answers "unauthorized:
+  # invalid or expired token", which never quotes the token.
 
   restoreAdmin @1 (token :Text) -> (admin :Admin);
   # Redeems the server's admin token. Failures as for restore.
@@ -199,7 +265,16 @@ interface Share {
   revoke @5 (grantId :Text) -> ();
   # Revokes a grant and its subtree. Needs admin, or the grant must be in
   # the caller's own subtree.
-  bumpEpoch @6 () -> (owner :Minted, epoch :UInt64);           # needs admin
+  bumpEpoch @6 () -> (owner :Minted, epoch :UInt64);
+  # Needs admin. Increments the share's epoch, which fences every grant
+  # of the share, the caller's own included: from the moment it answers,
+  # every live capability of the share (this Share too, and its Appenders,
+  # Readers and Subscriptions) answers "revoked: …", subscriptions end
+  # with code "revoked", every earlier token answers "unauthorized" at
+  # restore, and batches at the old epoch are rejected staleEpoch. The
+  # answer carries a new owner token at the new epoch: restore it
+  # (Vault.restore) to go on. Not idempotent: if the answer is lost, only
+  # Admin.resetOwner (the server's admin token) gets a new owner token.
   grants @7 () -> (grants :List(GrantInfo));                   # the delegation tree
   save @8 (ttlSeconds :Int64, label :Text) -> (minted :Minted); # needs delegate
   fork @9 (atCursor :UInt64, meta :Meta) -> (share :Share, owner :Minted, info :ShareInfo);
@@ -215,22 +290,52 @@ interface Appender {
 
 interface Reader {
   read @0 (fromCursor :UInt64, limit :UInt32) -> (ops :List(LogEntry), head :UInt64);
-  # Ops with cursor > fromCursor, at most limit (capped by the server).
+  # The ops with cursor > fromCursor, in cursor order, and the share's
+  # head. At most limit ops; limit 0, or more than the server's cap of
+  # 1,000 ops, means 1,000. An answer also stops before its ops exceed
+  # 8 MiB (8388608 bytes, counting each op's opId, batchId, kind, key and
+  # body lengths plus 64), but always holds at least one op when there is
+  # one. So an answer may hold fewer ops than asked while more exist: to
+  # read everything, call again from the last cursor received until ops
+  # is empty (or the last cursor equals head). fromCursor at or past the
+  # head answers no ops.
   snapshot @1 () -> (entities :List(Entity), cursor :UInt64);
+  # The latest entity of every (kind, key), deletes applied, and the
+  # cursor it reflects. Over 8 MiB it answers "tooLarge: …": page through
+  # the log with read instead.
   subscribe @2 (fromCursor :UInt64, sink :OpSink) -> (subscription :Subscription);
-  # Pushes every op after fromCursor to sink: backlog, then live ops.
+  # Pushes every op after fromCursor to sink: the backlog, then live ops,
+  # in cursor order, no gap, no repeat, in pushes of at most 256 ops and
+  # 64 KiB (at least one op), with at most 512 KiB of pushes unanswered
+  # (serve --subscription-window): answer push promptly. fromCursor past
+  # the head is "invalid";
+  # over a subscription quota, "tooLarge". How a subscription ends: see
+  # OpSink.end and Subscription.
   save @3 (ttlSeconds :Int64, label :Text) -> (minted :Minted);
 }
 
 interface OpSink {
   # Implemented by the client of a subscription.
   push @0 (ops :List(LogEntry)) -> stream;
+  # Throwing from push ends the subscription, without end.
   end @1 (code :Text, detail :Text) -> ();
-  # The subscription ended: code "" for a normal end, else an error code
-  # (revoked when the grant dies).
+  # The subscription ended; no push follows. The server calls end only
+  # when the grant behind the Reader dies (revoked, expired, or fenced by
+  # Share.bumpEpoch): code "revoked", detail "capability revoked". It
+  # arrives after every push already sent; the server waits at most 5 s
+  # for its answer, then releases its reference to this sink. Code "" is
+  # reserved for a normal end; this server never sends it. A subscription
+  # also ends, without end, when the client releases its Subscription,
+  # when a push fails (push threw, or the connection broke), and when the
+  # server shuts down (the WebSocket closes with 1001).
 }
 
 interface Subscription {
-  # Releasing the last reference ends the subscription.
-  cursor @0 () -> (cursor :UInt64);   # the last cursor pushed to the sink
+  # Releasing the last reference ends the subscription: the server stops
+  # pushing and releases the sink.
+  cursor @0 () -> (cursor :UInt64);
+  # The last cursor sent to the sink (fromCursor before the first push);
+  # sent, not necessarily answered yet. Once the grant has died (after
+  # end "revoked") it fails with "revoked: capability revoked or expired";
+  # after a silent end it keeps answering the last cursor sent.
 }

@@ -27,6 +27,13 @@
 
 namespace {
 
+// The schema's $Cxx.namespace("sharevat") puts the generated types in
+// namespace sharevat.
+using sharevat::Batch;
+using sharevat::OpStatus;
+using sharevat::Reason;
+using sharevat::Vault;
+
 // kj's WebSocket client needs entropy for the frame masks.
 class RandomDevice final : public kj::EntropySource {
 public:

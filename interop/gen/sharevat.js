@@ -258,7 +258,11 @@ export class Op extends $.Struct {
         $.utils.setText(0, value, this);
     }
     /**
-* position in its batch
+* Position in its batch, 0-based by convention (0, 1, 2, … in batch
+* order; the Go client and the interop clients send that). The server
+* neither checks nor renumbers it: it stores the value sent and returns
+* it in LogEntry.seq. It is not part of the op's content, so a retry may
+* regroup ops, and a duplicate keeps the seq stored first.
 *
 */
     get seq() {
@@ -349,6 +353,10 @@ export class Op extends $.Struct {
     }
     toString() { return "Op_" + super.toString(); }
 }
+/**
+* One Appender.append: committed in one transaction, in ops order.
+*
+*/
 export class Batch extends $.Struct {
     static _capnp = {
         displayName: "Batch",
@@ -356,6 +364,10 @@ export class Batch extends $.Struct {
         size: new $.ObjectSize(8, 2),
     };
     static _Ops;
+    /**
+* client-chosen; stored with each op, not checked for uniqueness
+*
+*/
     get batchId() {
         return $.utils.getText(0, this);
     }
@@ -363,7 +375,7 @@ export class Batch extends $.Struct {
         $.utils.setText(0, value, this);
     }
     /**
-* the epoch the client believes current
+* the epoch the client believes current (Access.epoch)
 *
 */
     get epoch() {
@@ -1001,8 +1013,9 @@ export class Vault$Client {
         }
     ];
     /**
-* Redeems a share token. The Share is narrowed to the grant's scope.
-* Every failure answers "unauthorized: invalid or expired token".
+* Redeems a share token (73 bytes, see "Tokens" above). The Share is
+* narrowed to the grant's scope. Every failure answers "unauthorized:
+* invalid or expired token", which never quotes the token.
 *
 */
     restore(paramsFunc) {
@@ -2162,7 +2175,15 @@ export class Share$Client {
         return new Share_Revoke$Results$Promise(pipeline);
     }
     /**
-* needs admin
+* Needs admin. Increments the share's epoch, which fences every grant
+* of the share, the caller's own included: from the moment it answers,
+* every live capability of the share (this Share too, and its Appenders,
+* Readers and Subscriptions) answers "revoked: …", subscriptions end
+* with code "revoked", every earlier token answers "unauthorized" at
+* restore, and batches at the old epoch are rejected staleEpoch. The
+* answer carries a new owner token at the new epoch: restore it
+* (Vault.restore) to go on. Not idempotent: if the answer is lost, only
+* Admin.resetOwner (the server's admin token) gets a new owner token.
 *
 */
     bumpEpoch(paramsFunc) {
@@ -2741,7 +2762,15 @@ export class Reader$Client {
         }
     ];
     /**
-* Ops with cursor > fromCursor, at most limit (capped by the server).
+* The ops with cursor > fromCursor, in cursor order, and the share's
+* head. At most limit ops; limit 0, or more than the server's cap of
+* 1,000 ops, means 1,000. An answer also stops before its ops exceed
+* 8 MiB (8388608 bytes, counting each op's opId, batchId, kind, key and
+* body lengths plus 64), but always holds at least one op when there is
+* one. So an answer may hold fewer ops than asked while more exist: to
+* read everything, call again from the last cursor received until ops
+* is empty (or the last cursor equals head). fromCursor at or past the
+* head answers no ops.
 *
 */
     read(paramsFunc) {
@@ -2752,6 +2781,12 @@ export class Reader$Client {
         const pipeline = new $.Pipeline(Reader_Read$Results, answer);
         return new Reader_Read$Results$Promise(pipeline);
     }
+    /**
+* The latest entity of every (kind, key), deletes applied, and the
+* cursor it reflects. Over 8 MiB it answers "tooLarge: …": page through
+* the log with read instead.
+*
+*/
     snapshot(paramsFunc) {
         const answer = this.client.call({
             method: Reader$Client.methods[1],
@@ -2761,7 +2796,13 @@ export class Reader$Client {
         return new Reader_Snapshot$Results$Promise(pipeline);
     }
     /**
-* Pushes every op after fromCursor to sink: backlog, then live ops.
+* Pushes every op after fromCursor to sink: the backlog, then live ops,
+* in cursor order, no gap, no repeat, in pushes of at most 256 ops and
+* 64 KiB (at least one op), with at most 512 KiB of pushes unanswered
+* (serve --subscription-window): answer push promptly. fromCursor past
+* the head is "invalid";
+* over a subscription quota, "tooLarge". How a subscription ends: see
+* OpSink.end and Subscription.
 *
 */
     subscribe(paramsFunc) {
@@ -2946,6 +2987,10 @@ export class OpSink$Client {
             methodName: "end"
         }
     ];
+    /**
+* Throwing from push ends the subscription, without end.
+*
+*/
     push(paramsFunc) {
         const answer = this.client.call({
             method: OpSink$Client.methods[0],
@@ -2955,8 +3000,15 @@ export class OpSink$Client {
         return new StreamResult$Promise(pipeline);
     }
     /**
-* The subscription ended: code "" for a normal end, else an error code
-* (revoked when the grant dies).
+* The subscription ended; no push follows. The server calls end only
+* when the grant behind the Reader dies (revoked, expired, or fenced by
+* Share.bumpEpoch): code "revoked", detail "capability revoked". It
+* arrives after every push already sent; the server waits at most 5 s
+* for its answer, then releases its reference to this sink. Code "" is
+* reserved for a normal end; this server never sends it. A subscription
+* also ends, without end, when the client releases its Subscription,
+* when a push fails (push threw, or the connection broke), and when the
+* server shuts down (the WebSocket closes with 1001).
 *
 */
     end(paramsFunc) {
@@ -3050,7 +3102,10 @@ export class Subscription$Client {
         }
     ];
     /**
-* the last cursor pushed to the sink
+* The last cursor sent to the sink (fromCursor before the first push);
+* sent, not necessarily answered yet. Once the grant has died (after
+* end "revoked") it fails with "revoked: capability revoked or expired";
+* after a silent end it keeps answering the last cursor sent.
 *
 */
     cursor(paramsFunc) {
@@ -3079,7 +3134,8 @@ export class Subscription$Server extends $.Server {
     }
 }
 /**
-* Releasing the last reference ends the subscription.
+* Releasing the last reference ends the subscription: the server stops
+* pushing and releases the sink.
 *
 */
 export class Subscription extends $.Interface {
