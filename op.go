@@ -78,8 +78,10 @@ type Entry struct {
 	Body    []byte
 	Delete  bool
 	At      time.Time
-	// Digest fingerprints the op's content, to tell a true retry from an
-	// op id reused for different content.
+	// Digest fingerprints the op's content (store/apply.Digest), to tell a
+	// true retry from an op id reused for different content. Only stores
+	// set it: it does not cross the wire, so it is zero in the entries a
+	// client reads.
 	Digest [32]byte
 }
 

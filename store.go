@@ -7,10 +7,11 @@ import (
 
 // Store is everything the vat needs from storage. Implementations must be
 // safe for concurrent use and must make every write durable before it
-// returns. The bbolt implementation lives in store/bolt; the contract
-// suite every implementation must pass lives in store/storetest. Share
-// and Shares return deleted shares; every other method treats a deleted
-// share as ENotFound.
+// returns. Share and Shares return deleted shares; every other method
+// treats a deleted share as ENotFound. The bbolt implementation lives in
+// store/bolt; the contract suite every implementation must pass lives in
+// store/storetest; every implementation runs appends through the append
+// engine of store/apply.
 type Store interface {
 	ShareStore
 	GrantStore
