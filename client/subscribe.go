@@ -38,6 +38,10 @@ type Subscription struct {
 // subscription (Err returns it). ctx bounds the subscribe call only;
 // Close ends the subscription. Needs read.
 //
+// Subscribe is the primitive: it never resubscribes. Reader.Tail wraps it
+// for one op at a time until ctx ends; Tail with a Redeemer also
+// reconnects and resumes after a lost connection.
+//
 // Errors: EInvalid if from is past the share's head; ETooLarge when the
 // server or this connection has too many subscriptions; ERevoked if the
 // capability is dead; EUnavailable if the connection is lost.
