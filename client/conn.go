@@ -3,7 +3,10 @@ package client
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"strings"
+	"time"
 
 	"sharevat"
 	"sharevat/rpc"
@@ -11,8 +14,34 @@ import (
 	"sharevat/wire"
 )
 
-// Options tunes a connection; the zero value is fine.
-type Options = rpc.DialOptions
+// Options tune a connection; nil or the zero value takes every default.
+type Options struct {
+	// Header holds extra headers for the WebSocket handshake (Origin,
+	// User-Agent, a proxy's Authorization, …).
+	Header http.Header
+	// ReadLimit is the largest message accepted from the vat, in bytes;
+	// default 16 MiB. A larger one closes the connection.
+	ReadLimit int64
+	// PingInterval is how often the vat is pinged; default 30s; negative:
+	// never.
+	PingInterval time.Duration
+	// PongTimeout is the longest silence from the vat before the
+	// connection is closed; default 60s; negative: wait forever.
+	PongTimeout time.Duration
+	// WriteTimeout bounds the sending of each message; default 30s.
+	WriteTimeout time.Duration
+	// Logger gets the transport's log; nil discards it.
+	Logger *slog.Logger
+}
+
+// dialOptions converts o for the transport; nil stays nil.
+func (o *Options) dialOptions() *rpc.DialOptions {
+	if o == nil {
+		return nil
+	}
+	return &rpc.DialOptions{Header: o.Header, ReadLimit: o.ReadLimit, PingInterval: o.PingInterval,
+		PongTimeout: o.PongTimeout, WriteTimeout: o.WriteTimeout, Logger: o.Logger}
+}
 
 // Conn is one connection to a vat. Its capabilities die with it.
 type Conn struct {
@@ -20,10 +49,13 @@ type Conn struct {
 	vault schema.Vault
 }
 
-// Dial connects to the vat at url (ws:// or wss://, path /rpc) and
-// resolves its Vault.
+// Dial connects to the vat at url (ws:// or wss://, path /rpc, as
+// `sharevat serve` prints it) and resolves its Vault. ctx bounds the
+// handshake only; the connection lives until Close or until it fails
+// (Done). Every failure to connect is EUnavailable, its message saying
+// why (a malformed URL, no answer, an upgrade refused).
 func Dial(ctx context.Context, url string, opts *Options) (*Conn, error) {
-	rc, err := rpc.Dial(ctx, url, opts)
+	rc, err := rpc.Dial(ctx, url, opts.dialOptions())
 	if err != nil {
 		return nil, sharevat.Errorf(sharevat.EUnavailable, "%v", err)
 	}
