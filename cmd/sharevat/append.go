@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +13,8 @@ import (
 	"strings"
 
 	"sharevat"
+
+	"github.com/spf13/pflag"
 )
 
 // jsonOp is one input line of `append` (docs/design.md §11).
@@ -30,38 +31,36 @@ type jsonOp struct {
 // maxLine bounds one input line (a body of 1 MiB and some room).
 const maxLine = 64 << 20
 
-func runAppend(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	var sf stateFlags
-	var file string
-	fs := flag.NewFlagSet("append", flag.ContinueOnError)
-	cf.register(fs)
-	sf.register(fs)
-	fs.StringVar(&file, "file", "", "read ops from this JSON Lines file instead of stdin")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat append [--file F] < ops.jsonl
-
-One op per line: {"op_id","kind","key","body","depends_on","expected_cursor","delete"}.
+var appendCommand = command{
+	name:    "append",
+	args:    "[--file F] < ops.jsonl",
+	summary: "append ops (JSON Lines) to a share",
+	long: `One op per line: {"op_id","kind","key","body","depends_on","expected_cursor","delete"}.
 The ops are first stored in the token's durable outbox (under --state), then
 sent; an op without op_id gets a random one when it is stored. If append is
 killed or times out, 'sharevat flush' sends what is left, without sending
-anything twice; re-running the same input is safe when it has op ids.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	if sf.batch < 1 {
-		return usagef("--batch must be at least 1")
-	}
-	cf.resolve(env)
-	ops, err := readOps(env, file)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	return appendOps(ctx, env, &cf, &sf, ops)
+anything twice; re-running the same input is safe when it has op ids.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		var sf stateFlags
+		var file string
+		cf.register(fs)
+		sf.register(fs)
+		fs.StringVar(&file, "file", "", "read ops from this JSON Lines file instead of stdin")
+		return func(ctx context.Context, env *Env) error {
+			if sf.batch < 1 {
+				return usagef("--batch must be at least 1")
+			}
+			ops, err := readOps(env, file)
+			if err != nil {
+				return err
+			}
+			// --timeout bounds the sending, not the reading of the input.
+			return cf.run(func(ctx context.Context, env *Env) error {
+				return appendOps(ctx, env, &cf, &sf, ops)
+			})(ctx, env)
+		}
+	},
 }
 
 // readOps parses the JSON Lines input.

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"sharevat/internal/loadgen"
 )
@@ -23,7 +24,7 @@ type benchFlags struct {
 
 const benchModes = "append, restore, tail, conns, soak or all"
 
-func (f *benchFlags) register(fs *flag.FlagSet) {
+func (f *benchFlags) register(fs *pflag.FlagSet) {
 	c := &f.cfg
 	*c = loadgen.DefaultConfig()
 	fs.StringVar(&c.Mode, "mode", c.Mode, "what to measure: "+benchModes)
@@ -62,35 +63,11 @@ var benchApplies = map[string][]string{
 
 var benchCommon = []string{"mode", "server", "token-file", "json", "ceiling-dir", "cpuprofile", "timeout"}
 
-func runBench(ctx context.Context, env *Env, args []string) error {
-	var f benchFlags
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	f.register(fs)
-	fs.Usage = func() { benchUsage(fs) }
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if err := f.validate(); err != nil {
-		return err
-	}
-	f.cfg = f.cfg.WithDefaults()
-	f.cfg.Flags = f.effective(fs)
-	if f.cfg.Server == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		f.cfg.Exe = exe
-	}
-	return loadgen.Run(ctx, f.cfg, env.Stdout, env.Stderr)
-}
-
-func benchUsage(fs *flag.FlagSet) {
-	fmt.Fprintln(fs.Output(), `Usage: sharevat bench [--mode append|restore|tail|conns|soak|all] [flags]
-
-Load generator. By default it starts its own vat (this binary's serve) on a
+var benchCommand = command{
+	name:    "bench",
+	args:    "[--mode append|restore|tail|conns|soak|all] [flags]",
+	summary: "measure throughput, latency and memory against the ceilings (load generator)",
+	long: `Load generator. By default it starts its own vat (this binary's serve) on a
 temporary directory on loopback, drives it, and reads the server's own
 heap, goroutines and counters from its /metrics; with --server URL
 --token-file F it drives a running vat instead (loopback only). In the same
@@ -113,10 +90,31 @@ Modes:
   soak     --rate 1-op appends/s over --clients connections for --duration
            (10m): vat heap, RSS, goroutines and data file every --sample;
            growth, also per GiB stored
-  all      the performance targets in one run (soak with --soak)
+  all      the performance targets in one run (soak with --soak)`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var f benchFlags
+		f.register(fs)
+		return func(ctx context.Context, env *Env) error { return runBench(ctx, env, &f, fs) }
+	},
+}
 
-Flags:`)
-	fs.PrintDefaults()
+// runBench checks bench's flags and runs the load generator.
+func runBench(ctx context.Context, env *Env, f *benchFlags, fs *pflag.FlagSet) error {
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *pflag.Flag) { f.set[fl.Name] = true })
+	if err := f.validate(); err != nil {
+		return err
+	}
+	f.cfg = f.cfg.WithDefaults()
+	f.cfg.Flags = f.effective(fs)
+	if f.cfg.Server == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		f.cfg.Exe = exe
+	}
+	return loadgen.Run(ctx, f.cfg, env.Stdout, env.Stderr)
 }
 
 // validate checks the flags given: a flag that does not apply to the
@@ -217,9 +215,13 @@ func (f *benchFlags) checkTarget() error {
 }
 
 // effective returns every flag's value as used (mode defaults filled in).
-func (f *benchFlags) effective(fs *flag.FlagSet) map[string]string {
+func (f *benchFlags) effective(fs *pflag.FlagSet) map[string]string {
 	out := map[string]string{}
-	fs.VisitAll(func(fl *flag.Flag) { out[fl.Name] = fl.Value.String() })
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Name != "help" {
+			out[fl.Name] = fl.Value.String()
+		}
+	})
 	for _, r := range f.ranges() {
 		out[r.name] = r.show(r.v)
 	}
@@ -228,7 +230,3 @@ func (f *benchFlags) effective(fs *flag.FlagSet) map[string]string {
 	}
 	return out
 }
-
-// isLoopback reports whether host is "localhost" or a loopback IP address;
-// serve uses it too (serve_tls.go), so it lives in one place, loadgen.
-var isLoopback = loadgen.IsLoopback

@@ -57,3 +57,6 @@ func formatBytes(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// Type names the value in help (pflag.Value).
+func (b *byteSize) Type() string { return "size" }

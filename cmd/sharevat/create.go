@@ -2,34 +2,34 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"sharevat"
 	"sharevat/client"
+
+	"github.com/spf13/pflag"
 )
 
-func runCreate(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	var title, project, dir, version string
-	fs := flag.NewFlagSet("create", flag.ContinueOnError)
-	cf.register(fs)
-	fs.StringVar(&title, "title", "", "session title")
-	fs.StringVar(&project, "project", "", "project id")
-	fs.StringVar(&dir, "directory", "", "working directory of the session")
-	fs.StringVar(&version, "version", "", "version of the tool that owns the session")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: sharevat create [--title T] --token-file <data>/admin.token\n\nCreates a share and prints its owner token (shown once: keep it).")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	patch := sharevat.MetaPatch{Title: &title, ProjectID: &project, Directory: &dir, Version: &version}
-	return create(ctx, env, &cf, patch)
+var createCommand = command{
+	name:    "create",
+	args:    "[--title T] --token-file <data>/admin.token",
+	summary: "create a share (token: admin) and print its owner token",
+	long: `Creates a share and prints its owner token (shown once: keep it). Needs
+the server's admin token (<data>/admin.token on the server), or none with
+a vat started with --open.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		var title, project, dir, version string
+		cf.register(fs)
+		fs.StringVar(&title, "title", "", "session title")
+		fs.StringVar(&project, "project", "", "project id")
+		fs.StringVar(&dir, "directory", "", "working directory of the session")
+		fs.StringVar(&version, "version", "", "version of the tool that owns the session")
+		return cf.run(func(ctx context.Context, env *Env) error {
+			patch := sharevat.MetaPatch{Title: &title, ProjectID: &project, Directory: &dir, Version: &version}
+			return create(ctx, env, &cf, patch)
+		})
+	},
 }
 
 func create(ctx context.Context, env *Env, cf *clientFlags, patch sharevat.MetaPatch) error {

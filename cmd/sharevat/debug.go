@@ -19,7 +19,7 @@ func startDebug(addr string, log *slog.Logger) (func(), error) {
 	if err != nil {
 		return nil, usagef("bad --debug-listen %q: %v", addr, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !isLoopback(host) {
 		return nil, usagef("--debug-listen must be a loopback address (it serves profiles), not %q", host)
 	}
 	ln, err := net.Listen("tcp", addr)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"sharevat"
 	"sharevat/client"
 	"sharevat/sturdyref"
+
+	"github.com/spf13/pflag"
 )
 
 // defaultServer is the vat URL used when neither --server nor
@@ -30,7 +31,7 @@ type clientFlags struct {
 	timeout   time.Duration
 }
 
-func (c *clientFlags) register(fs *flag.FlagSet) {
+func (c *clientFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.server, "server", "", "vat URL (env SHAREVAT_URL; default "+defaultServer+")")
 	fs.StringVar(&c.token, "token", "", "token (env SHAREVAT_TOKEN; prefer the env or --token-file: arguments are visible to other users)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "read the token from this file (env SHAREVAT_TOKEN_FILE)")
@@ -43,6 +44,17 @@ func (c *clientFlags) resolve(env *Env) {
 	c.server = firstNonEmpty(c.server, env.Getenv("SHAREVAT_URL"), defaultServer)
 	c.token = firstNonEmpty(c.token, env.Getenv("SHAREVAT_TOKEN"))
 	c.tokenFile = firstNonEmpty(c.tokenFile, env.Getenv("SHAREVAT_TOKEN_FILE"))
+}
+
+// run wraps a client command's body: it fills the client flags from the
+// environment and bounds the command with --timeout.
+func (c *clientFlags) run(body runner) runner {
+	return func(ctx context.Context, env *Env) error {
+		c.resolve(env)
+		ctx, cancel := withTimeout(ctx, c.timeout)
+		defer cancel()
+		return body(ctx, env)
+	}
 }
 
 // theToken returns the token from --token, the env, or the token file.
@@ -107,24 +119,6 @@ func (c *clientFlags) restore(ctx context.Context) (*client.Conn, *client.Share,
 	}
 	return conn, sh, nil
 }
-
-// parseFlags parses args; -h prints usage and is not an error.
-func parseFlags(fs *flag.FlagSet, env *Env, args []string) error {
-	fs.SetOutput(env.Stderr)
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return errSilentHelp
-	case err != nil:
-		return &usageError{msg: err.Error()}
-	case fs.NArg() > 0:
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
-}
-
-// errSilentHelp ends a command after -h printed its usage.
-var errSilentHelp = errors.New("help shown")
 
 // withTimeout bounds a client command.
 func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {

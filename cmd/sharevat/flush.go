@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"sharevat"
 	"sharevat/client"
 	"sharevat/sturdyref"
+
+	"github.com/spf13/pflag"
 )
 
 // stateFlags locate the outbox of `append` and `flush`: one file per
@@ -27,11 +28,16 @@ type stateFlags struct {
 	batch    int
 }
 
-func (f *stateFlags) register(fs *flag.FlagSet) {
+func (f *stateFlags) register(fs *pflag.FlagSet) {
+	f.registerLocation(fs)
+	fs.IntVar(&f.batch, "batch", client.DefaultMaxBatchOps, "most ops per append call")
+}
+
+// registerLocation registers the flags that say where the outbox is.
+func (f *stateFlags) registerLocation(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dir, "state", "", "state directory holding the outboxes (env SHAREVAT_STATE; default $XDG_STATE_HOME/sharevat or ~/.local/state/sharevat)")
 	fs.StringVar(&f.file, "outbox", "", "use this outbox file instead of the token's own in the state directory (e.g. to send a revoked token's pending ops with a new token of the same share)")
 	fs.DurationVar(&f.lockWait, "lock-wait", 10*time.Second, "how long to wait for another sharevat process using the same outbox")
-	fs.IntVar(&f.batch, "batch", client.DefaultMaxBatchOps, "most ops per append call")
 }
 
 // stateDir returns the state directory: --state, SHAREVAT_STATE,
@@ -68,7 +74,7 @@ func (f *stateFlags) path(env *Env, token string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("state directory: %w", err)
 	}
-	return filepath.Join(dir, "outbox-"+string(tok.GrantID)+".db"), nil
+	return filepath.Join(dir, outboxName(tok.GrantID)), nil
 }
 
 // openOutbox opens the outbox at path; every ack it records while open is
@@ -120,30 +126,24 @@ func newSession(cf *clientFlags, token string) *client.Session {
 	return client.NewSession(cf.server, token, &client.SessionOptions{MaxBackoff: 2 * time.Second})
 }
 
-func runFlush(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	var sf stateFlags
-	fs := flag.NewFlagSet("flush", flag.ContinueOnError)
-	cf.register(fs)
-	sf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat flush
-
-Sends the ops still pending in the token's outbox (left by an append that
+var flushCommand = command{
+	name:    "flush",
+	summary: "send the ops still pending in the token's outbox",
+	long: `Sends the ops still pending in the token's outbox (left by an append that
 was killed, timed out or lost its server) and prints what the server
-answered for them. Exit 4 if one was rejected.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	if sf.batch < 1 {
-		return usagef("--batch must be at least 1")
-	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	return flushPending(ctx, env, &cf, &sf)
+answered for them. Exit 4 if one was rejected.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		var sf stateFlags
+		cf.register(fs)
+		sf.register(fs)
+		return cf.run(func(ctx context.Context, env *Env) error {
+			if sf.batch < 1 {
+				return usagef("--batch must be at least 1")
+			}
+			return flushPending(ctx, env, &cf, &sf)
+		})
+	},
 }
 
 func flushPending(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags) error {
@@ -268,7 +268,7 @@ func flushFailed(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outb
 	if tokenRefused(ferr) {
 		return fmt.Errorf("%w; %d op(s) stay pending in the outbox %s, which this token cannot send: "+
 			"send them with a token of the same share that can append (`sharevat flush --outbox %s` with that token), "+
-			"or discard them by moving %s aside", denied(ferr), st.Pending, ob.Path(), ob.Path(), ob.Path())
+			"or discard them (`sharevat outbox discard --pending --outbox %s`)", denied(ferr), st.Pending, ob.Path(), ob.Path(), ob.Path())
 	}
 	return fmt.Errorf("%w; %d op(s) stay pending in %s: run `sharevat flush` to send them", denied(ferr), st.Pending, ob.Path())
 }

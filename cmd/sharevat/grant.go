@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"time"
 
 	"sharevat"
+
+	"github.com/spf13/pflag"
 )
 
 // grantRequest is what `grant` asks the server for.
@@ -16,35 +17,30 @@ type grantRequest struct {
 	label string
 }
 
-func runGrant(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	var scope, label string
-	var ttl time.Duration
-	fs := flag.NewFlagSet("grant", flag.ContinueOnError)
-	cf.register(fs)
-	fs.StringVar(&scope, "scope", "", "rights of the new token, comma-separated: read, append, delegate, admin (required)")
-	fs.DurationVar(&ttl, "ttl", 0, "lifetime of the new token, e.g. 24h (0: the same expiry as this token)")
-	fs.StringVar(&label, "label", "", "who or what the token is for; shown by 'sharevat grants'")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat grant --scope read|append|read,append|…[,delegate] [--ttl 24h] [--label L]
-
-Mints a token for a narrower right than this token's and prints it (shown
+var grantCommand = command{
+	name:    "grant",
+	args:    "--scope read|append|read,append|…[,delegate] [--ttl 24h] [--label L]",
+	summary: "mint a token for a narrower right and print it",
+	long: `Mints a token for a narrower right than this token's and prints it (shown
 once: pass it on, keep it secret). The scope must be a subset of this
 token's own, which needs the delegate right; the new token expires no later
-than this one. Add delegate to let its holder mint narrower tokens in turn.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	req, err := grantInput(scope, ttl, label)
-	if err != nil {
-		return err
-	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	return grant(ctx, env, &cf, req)
+than this one. Add delegate to let its holder mint narrower tokens in turn.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		var scope, label string
+		var ttl time.Duration
+		cf.register(fs)
+		fs.StringVar(&scope, "scope", "", "rights of the new token, comma-separated: read, append, delegate, admin (required)")
+		fs.DurationVar(&ttl, "ttl", 0, "lifetime of the new token, e.g. 24h (0: the same expiry as this token)")
+		fs.StringVar(&label, "label", "", "who or what the token is for; shown by 'sharevat grants'")
+		return cf.run(func(ctx context.Context, env *Env) error {
+			req, err := grantInput(scope, ttl, label)
+			if err != nil {
+				return err
+			}
+			return grant(ctx, env, &cf, req)
+		})
+	},
 }
 
 // grantInput checks the command line of `grant`.

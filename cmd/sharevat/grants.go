@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -11,31 +10,25 @@ import (
 	"time"
 
 	"sharevat"
+
+	"github.com/spf13/pflag"
 )
 
-func runGrants(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	fs := flag.NewFlagSet("grants", flag.ContinueOnError)
-	cf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat grants
-
-Shows who has access: the tree of grants minted from this token (every
+var grantsCommand = command{
+	name:    "grants",
+	summary: "show who has access: the tree of grants",
+	long: `Shows who has access: the tree of grants minted from this token (every
 grant of the share for an owner token), each indented under the grant that
 minted it, with its scope, label, times and state (live, revoked, expired,
 or fenced: minted before the last 'revoke --all'). Never shows a token.
 --json prints an array of {"grant_id","parent","scope","label","epoch",
 "created_by","created_at","last_used_at","expires_at","revoked",
-"revoked_at","state"} in the same order.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	return listGrants(ctx, env, &cf)
+"revoked_at","state"} in the same order.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		cf.register(fs)
+		return cf.run(func(ctx context.Context, env *Env) error { return listGrants(ctx, env, &cf) })
+	},
 }
 
 func listGrants(ctx context.Context, env *Env, cf *clientFlags) error {

@@ -49,3 +49,10 @@ func quoteHost(h string) string {
 	}
 	return `"` + strings.ToValidUTF8(h, "?") + `"`
 }
+
+// isLoopback reports whether host (no port) is "localhost" or a loopback
+// IP address.
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback())
+}

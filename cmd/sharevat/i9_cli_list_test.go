@@ -73,7 +73,7 @@ func TestI9ListShowsSharesWithTheirTrueHead(t *testing.T) {
 	assert.Equal(t, 3, code, stderr)
 	assert.Contains(t, stderr, "admin token")
 
-	_, stderr, code = cli(t, "", nil, "help")
+	stdout, _, code := cli(t, "", nil, "help")
 	assert.Equal(t, 0, code)
-	assert.Regexp(t, `(?m)^  list\s+list the shares`, stderr)
+	assert.Regexp(t, `(?m)^  list\s+list the shares`, stdout)
 }

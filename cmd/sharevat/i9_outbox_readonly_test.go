@@ -15,7 +15,7 @@ import (
 // TestReadOnlyTokenAppendSaysTheWayOut (issue 9): an append with a
 // read-only token is refused (exit 3) and its ops stay in that token's
 // outbox; the error names the outbox file and the two ways out (flush
-// --outbox FILE with a token that can append, or moving FILE aside), and
+// --outbox FILE with a token that can append, or outbox discard), and
 // never sends the user to a plain `sharevat flush`, which cannot succeed
 // with that token. The first way out works.
 func TestReadOnlyTokenAppendSaysTheWayOut(t *testing.T) {
@@ -30,7 +30,7 @@ func TestReadOnlyTokenAppendSaysTheWayOut(t *testing.T) {
 	path := obOutboxPath(t, state, reader)
 	assert.Contains(t, stderr, "3 op(s) stay pending in the outbox "+path)
 	assert.Contains(t, stderr, "`sharevat flush --outbox "+path+"`")
-	assert.Contains(t, stderr, "moving "+path+" aside")
+	assert.Contains(t, stderr, "sharevat outbox discard --pending --outbox "+path)
 	assert.NotContains(t, stderr, "run `sharevat flush`")
 	assert.NotContains(t, stderr, reader)
 

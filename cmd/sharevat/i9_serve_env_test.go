@@ -34,8 +34,8 @@ func TestServeEnv(t *testing.T) {
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "SHAREVAT_MAX_CONNS_PER_IP")
 
-	_, stderr, _ = cli(t, "", nil, "serve", "-h")
+	help, _, _ := cli(t, "", nil, "serve", "-h")
 	for _, v := range []string{"SHAREVAT_LISTEN", "SHAREVAT_DATA", "SHAREVAT_MAX_CONNS_PER_IP", "SHAREVAT_TLS_CERT", "SHAREVAT_LOG_FORMAT", "SHAREVAT_OPEN"} {
-		assert.Contains(t, stderr, "(env "+v+")", "serve -h names %s", v)
+		assert.Contains(t, help, "(env "+v+")", "serve -h names %s", v)
 	}
 }

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
 	"sharevat"
 	"sharevat/client"
 	"sharevat/sturdyref"
+
+	"github.com/spf13/pflag"
 )
 
 // Why a token is not valid, as `inspect` reports it. The server answers
@@ -18,29 +19,21 @@ const (
 	reasonRefused   = "unknown, revoked, expired or fenced"
 )
 
-func runInspect(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	cf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat inspect
-
-Says what the token is — a share token (its share, title, grant id, scope,
+var inspectCommand = command{
+	name:    "inspect",
+	summary: "say what a token is and whether it is valid, without its secret",
+	long: `Says what the token is — a share token (its share, title, grant id, scope,
 epoch, expiry and the share's head) or the server's admin token — and
 whether it is valid, by redeeming it. Never prints the token's secret.
 Exits 3 when the token is malformed or not redeemable (unknown, revoked,
 expired, or fenced by 'revoke --all').
 --json prints {"kind","grant_id","share_id","title","scope","epoch",
-"expires_at","head","valid","reason"}.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	return inspect(ctx, env, &cf)
+"expires_at","head","valid","reason"}.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		cf.register(fs)
+		return cf.run(func(ctx context.Context, env *Env) error { return inspect(ctx, env, &cf) })
+	},
 }
 
 func inspect(ctx context.Context, env *Env, cf *clientFlags) error {

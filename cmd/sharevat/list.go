@@ -2,34 +2,28 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
 	"sharevat"
+
+	"github.com/spf13/pflag"
 )
 
-func runList(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	cf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat list --token-file <data>/admin.token
-
-Lists the vat's shares (Admin.list): id, title, status, head, updated.
+var listCommand = command{
+	name:    "list",
+	args:    "--token-file <data>/admin.token",
+	summary: "list the shares: id, title, status, head, updated (token: admin)",
+	long: `Lists the vat's shares (Admin.list): id, title, status, head, updated.
 Needs the server's admin token, like 'create'. Never prints a token.
 --json prints an array of {"share_id","title","project_id","status",
-"head","created_at","updated_at","deleted"}.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	return list(ctx, env, &cf)
+"head","created_at","updated_at","deleted"}.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		cf.register(fs)
+		return cf.run(func(ctx context.Context, env *Env) error { return list(ctx, env, &cf) })
+	},
 }
 
 // list asks the vat for its shares with the admin token and prints them.

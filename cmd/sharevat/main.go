@@ -1,6 +1,8 @@
 // Command sharevat runs a sharevat vat and talks to one: serve, create,
-// append, read, snapshot, grant, grants, revoke, inspect (docs/design.md §11).
-// `sharevat help` lists them; main only wires signals and exit codes.
+// list, append, flush, outbox, read, tail, snapshot, grant, grants, revoke,
+// inspect, bench, version (docs/design.md §11). Each command is one file
+// (cli.go builds the command line with cobra); `sharevat help` lists them;
+// main only wires signals and exit codes.
 package main
 
 import (
@@ -16,9 +18,6 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	if errors.Is(err, errSilentHelp) {
-		err = nil
-	}
 	if err != nil && !errors.Is(err, errSilent) {
 		fmt.Fprintln(os.Stderr, "sharevat: "+oneLine(err.Error()))
 	}

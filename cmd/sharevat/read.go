@@ -2,37 +2,33 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"time"
 
 	"sharevat"
+
+	"github.com/spf13/pflag"
 )
 
-func runRead(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	var from uint64
-	var limit int
-	fs := flag.NewFlagSet("read", flag.ContinueOnError)
-	cf.register(fs)
-	fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
-	fs.IntVar(&limit, "limit", 0, "print at most this many ops (0: all up to the head)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat read [--from N] [--limit K]
-
-Prints ops as JSON Lines: {"cursor","op_id","batch_id","kind","key","body","delete","at"}.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	if limit < 0 {
-		return usagef("--limit must not be negative")
-	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	return readLog(ctx, env, &cf, sharevat.Cursor(from), limit)
+var readCommand = command{
+	name:    "read",
+	args:    "[--from N] [--limit K]",
+	summary: "print a share's log as JSON Lines",
+	long:    `Prints ops as JSON Lines: {"cursor","op_id","batch_id","kind","key","body","delete","at"}.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		var from uint64
+		var limit int
+		cf.register(fs)
+		fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
+		fs.IntVar(&limit, "limit", 0, "print at most this many ops (0: all up to the head)")
+		return cf.run(func(ctx context.Context, env *Env) error {
+			if limit < 0 {
+				return usagef("--limit must not be negative")
+			}
+			return readLog(ctx, env, &cf, sharevat.Cursor(from), limit)
+		})
+	},
 }
 
 func readLog(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor, limit int) error {
@@ -67,22 +63,19 @@ func readLog(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Curso
 // errDone stops a paging loop early without an error.
 var errDone = fmt.Errorf("done")
 
-func runSnapshot(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
-	cf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat snapshot
+var snapshotCommand = command{
+	name:    "snapshot",
+	summary: "print a share's materialized state as JSON",
+	long:    `Prints the materialized state as JSON: {"cursor": N, "entities": [{"kind","key","body","cursor","at"}]}.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		cf.register(fs)
+		return cf.run(func(ctx context.Context, env *Env) error { return snapshot(ctx, env, &cf) })
+	},
+}
 
-Prints the materialized state as JSON: {"cursor": N, "entities": [{"kind","key","body","cursor","at"}]}.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
+// snapshot prints the share's materialized state.
+func snapshot(ctx context.Context, env *Env, cf *clientFlags) error {
 	conn, sh, err := cf.restore(ctx)
 	if err != nil {
 		return denied(err)

@@ -2,54 +2,54 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 
 	"sharevat"
 	"sharevat/sturdyref"
+
+	"github.com/spf13/pflag"
 )
 
-func runRevoke(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	var id, share string
-	var all bool
-	fs := flag.NewFlagSet("revoke", flag.ContinueOnError)
-	cf.register(fs)
-	fs.StringVar(&id, "grant", "", "revoke this grant (its id, as 'sharevat grants' shows it) and everything minted from it")
-	fs.BoolVar(&all, "all", false, "revoke every token of the share, this one included, and print a new owner token")
-	fs.StringVar(&share, "share", "", "with --all and the server's admin token: reset this share (when its owner token is lost)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat revoke --grant ID | --all [--share ID]
-
---grant revokes one grant and everything minted from it; it needs the admin
+var revokeCommand = command{
+	name:    "revoke",
+	args:    "--grant ID | --all [--share ID]",
+	summary: "revoke a grant and its subtree (--grant ID), or every token (--all)",
+	long: `--grant revokes one grant and everything minted from it; it needs the admin
 right, or the grant must be this token's own or below it. --all bumps the
 share's epoch: every token of the share minted so far dies at once, the one
 used here included, and a new owner token is printed (shown once: keep it
 secret). Connected holders are refused on their next call either way.
 With --share ID and the server's admin token (--token-file
-<data>/admin.token), --all resets a share whose owner token was lost.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
+<data>/admin.token), --all resets a share whose owner token was lost.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		var id, share string
+		var all bool
+		cf.register(fs)
+		fs.StringVar(&id, "grant", "", "revoke this grant (its id, as 'sharevat grants' shows it) and everything minted from it")
+		fs.BoolVar(&all, "all", false, "revoke every token of the share, this one included, and print a new owner token")
+		fs.StringVar(&share, "share", "", "with --all and the server's admin token: reset this share (when its owner token is lost)")
+		return cf.run(func(ctx context.Context, env *Env) error {
+			return revoke(ctx, env, &cf, sharevat.GrantID(id), all, sharevat.ShareID(share))
+		})
+	},
+}
+
+// revoke runs `revoke` once its command line is checked.
+func revoke(ctx context.Context, env *Env, cf *clientFlags, id sharevat.GrantID, all bool, share sharevat.ShareID) error {
+	if err := revokeInput(string(id), all); err != nil {
 		return err
 	}
-	if err := revokeInput(id, all); err != nil {
-		return err
-	}
-	if share != "" && !all {
+	switch {
+	case share != "" && !all:
 		return usagef("--share goes with --all")
+	case share != "":
+		return resetOwner(ctx, env, cf, share)
+	case all:
+		return bumpEpoch(ctx, env, cf)
 	}
-	cf.resolve(env)
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	if share != "" {
-		return resetOwner(ctx, env, &cf, sharevat.ShareID(share))
-	}
-	if all {
-		return bumpEpoch(ctx, env, &cf)
-	}
-	return revokeGrant(ctx, env, &cf, sharevat.GrantID(id))
+	return revokeGrant(ctx, env, cf, id)
 }
 
 // revokeInput checks the command line of `revoke`. It never quotes the

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -44,7 +43,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ue) || errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &ue):
 		return exitUsage
 	case errors.As(err, &re):
 		return exitRejected
@@ -63,29 +62,6 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// command is one subcommand.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, env *Env, args []string) error
-}
-
-var commands = []command{
-	{"serve", "run the vat", runServe},
-	{"create", "create a share (token: admin) and print its owner token", runCreate},
-	{"list", "list the shares: id, title, status, head, updated (token: admin)", runList},
-	{"append", "append ops (JSON Lines) to a share", runAppend},
-	{"flush", "send the ops still pending in the token's outbox", runFlush},
-	{"read", "print a share's log as JSON Lines", runRead},
-	{"tail", "print a share's log as JSON Lines, then follow new ops live", runTail},
-	{"snapshot", "print a share's materialized state as JSON", runSnapshot},
-	{"grant", "mint a token for a narrower right and print it", runGrant},
-	{"grants", "show who has access: the tree of grants", runGrants},
-	{"revoke", "revoke a grant and its subtree (--grant ID), or every token (--all)", runRevoke},
-	{"inspect", "say what a token is and whether it is valid, without its secret", runInspect},
-	{"bench", "measure throughput, latency and memory against the ceilings (load generator)", runBench},
-}
-
 // Env is what a command reads and writes besides its arguments.
 type Env struct {
 	Stdin  io.Reader
@@ -94,32 +70,12 @@ type Env struct {
 	Getenv func(string) string
 }
 
-// Run runs the command line args (without the program name).
+// Run runs the command line args (without the program name). Help goes
+// to stdout and ends with a nil error; a bad command line is a
+// *usageError (exit 2) after the help of the command was named.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: osGetenv}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printUsage(stderr)
-		if len(args) == 0 {
-			return usagef("no command given")
-		}
-		return nil
-	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(ctx, env, args[1:])
-		}
-	}
-	return usagef("unknown command %q; run 'sharevat help'", args[0])
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "sharevat — durable, capability-secured session shares over Cap'n Proto RPC.")
-	fmt.Fprintln(w, "\nUsage: sharevat <command> [flags]\n\nCommands:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintln(w, "\nRun 'sharevat <command> -h' for a command's flags.")
-	fmt.Fprintln(w, "Environment: SHAREVAT_URL (server), SHAREVAT_TOKEN (token), SHAREVAT_TOKEN_FILE (file holding the token),")
-	fmt.Fprintln(w, "             SHAREVAT_STATE (the append outbox directory).")
-	fmt.Fprintln(w, "Exit codes: 0 ok, 2 usage, 3 unauthorized/revoked/permission denied, 4 rejected or conflict, 1 anything else.")
+	root := newRoot(env)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
 }

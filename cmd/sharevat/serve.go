@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -21,6 +20,8 @@ import (
 	"sharevat/store/bolt"
 	"sharevat/sturdyref"
 	"sharevat/vat"
+
+	"github.com/spf13/pflag"
 )
 
 // serveFlags configure `sharevat serve`.
@@ -37,7 +38,7 @@ type serveFlags struct {
 	peers     peerLimits // serve_limits.go
 }
 
-func (f *serveFlags) register(fs *flag.FlagSet) {
+func (f *serveFlags) register(fs *pflag.FlagSet) {
 	d := sharevat.DefaultLimits()
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7420", "address to listen on (host:port; port 0 picks a free one)")
 	fs.StringVar(&f.data, "data", "./sharevat-data", "data directory (created on first start)")
@@ -55,13 +56,34 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.peers.register(fs)
 }
 
-func runServe(ctx context.Context, env *Env, args []string) error {
-	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	f.register(fs)
-	if err := parseServeFlags(fs, env, args); err != nil {
-		return err
-	}
+var serveCommand = command{
+	name:    "serve",
+	args:    "[--listen ADDR] [--data DIR]",
+	summary: "run the vat",
+	long: `Runs the vat: it serves Cap'n Proto RPC over WebSocket at /rpc, /healthz and
+/metrics on --listen, keeping everything in the embedded bbolt file under
+--data (created on first start, with the server's admin token in
+<data>/admin.token). It prints the URL clients dial. Stop it with Ctrl-C or
+SIGTERM: it drains connections and closes the file.
+
+Every flag can also be set with an environment variable, SHAREVAT_ and the
+flag's name in capitals with '-' as '_' (SHAREVAT_LISTEN, SHAREVAT_DATA,
+SHAREVAT_MAX_CONNS_PER_IP, ...); the command line wins.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var f serveFlags
+		f.register(fs)
+		addEnvUsage(fs)
+		return func(ctx context.Context, env *Env) error {
+			if err := applyEnv(fs, env.Getenv); err != nil {
+				return err
+			}
+			return runServe(ctx, env, &f)
+		}
+	},
+}
+
+// runServe checks serve's settings and runs the vat.
+func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 	if err := f.tls.validate(); err != nil {
 		return err
 	}
@@ -75,7 +97,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, env, &f, logger)
+	return serve(ctx, env, f, logger)
 }
 
 // newLogger writes records of level and above to stderr as text

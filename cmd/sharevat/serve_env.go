@@ -1,8 +1,9 @@
 package main
 
 import (
-	"flag"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // envPrefix starts the name of every serve setting's environment variable.
@@ -16,21 +17,19 @@ func envName(flagName string) string {
 }
 
 // addEnvUsage names each flag's environment variable in its help text.
-func addEnvUsage(fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) { f.Usage += " (env " + envName(f.Name) + ")" })
+func addEnvUsage(fs *pflag.FlagSet) {
+	fs.VisitAll(func(f *pflag.Flag) { f.Usage += " (env " + envName(f.Name) + ")" })
 }
 
 // applyEnv sets every flag not given on the command line from its
 // environment variable, when that is set and not empty: the command line
 // wins. A value the flag refuses is a usage error naming the variable.
-func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+func applyEnv(fs *pflag.FlagSet, getenv func(string) string) error {
 	var err error
-	fs.VisitAll(func(f *flag.Flag) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		name := envName(f.Name)
 		v := getenv(name)
-		if err != nil || given[f.Name] || v == "" {
+		if err != nil || f.Changed || v == "" {
 			return
 		}
 		if e := fs.Set(f.Name, v); e != nil {
@@ -38,14 +37,4 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 		}
 	})
 	return err
-}
-
-// parseServeFlags parses serve's command line, then fills the flags it
-// did not give from the environment.
-func parseServeFlags(fs *flag.FlagSet, env *Env, args []string) error {
-	addEnvUsage(fs)
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	return applyEnv(fs, env.Getenv)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,6 +13,8 @@ import (
 	"sharevat/rpc"
 	"sharevat/schema"
 	"sharevat/vat"
+
+	"github.com/spf13/pflag"
 )
 
 // peerLimits are serve's flags for what one peer, and all of them, may
@@ -46,7 +47,7 @@ const (
 	minAnswerRoom = 16 << 20
 )
 
-func (l *peerLimits) register(fs *flag.FlagSet) {
+func (l *peerLimits) register(fs *pflag.FlagSet) {
 	l.connMemory, l.memoryBudget = rpc.DefaultConnMemory, defaultMemoryBudget
 	l.subWindow, l.connPushWindow = vat.PushWindow, vat.ConnPushWindow
 	fs.IntVar(&l.maxConns, "max-conns", defaultMaxConns(), "most connections at once; the default is the process's file limit less 64")
@@ -147,7 +148,7 @@ func (l *peerLimits) hosts(listen string) ([]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || strings.EqualFold(host, "localhost") {
+	if isLoopback(host) {
 		return []string{"localhost"}, true
 	}
 	return nil, false

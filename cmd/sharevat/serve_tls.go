@@ -2,11 +2,12 @@ package main
 
 import (
 	"crypto/tls"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+
+	"github.com/spf13/pflag"
 )
 
 // tlsFlags are serve's flags for serving TLS itself (wss:// and https://).
@@ -15,7 +16,7 @@ type tlsFlags struct {
 	key  string
 }
 
-func (t *tlsFlags) register(fs *flag.FlagSet) {
+func (t *tlsFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.cert, "tls-cert", "", "serve TLS (wss://) with this PEM certificate chain; needs --tls-key")
 	fs.StringVar(&t.key, "tls-key", "", "PEM private key of --tls-cert")
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"time"
 
 	"sharevat"
 	"sharevat/client"
+
+	"github.com/spf13/pflag"
 )
 
 // runTail prints the log like read, then follows it live: it keeps one
@@ -16,32 +16,31 @@ import (
 // reconnect (the server restarting, the network dropping), so every op is
 // printed exactly once, in order. It runs until interrupted (exit 0), or
 // until the token is revoked or refused (exit 3).
-func runTail(ctx context.Context, env *Env, args []string) error {
-	var cf clientFlags
-	var from uint64
-	fs := flag.NewFlagSet("tail", flag.ContinueOnError)
-	cf.register(fs)
-	fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: sharevat tail [--from N]
-
-Prints ops as JSON Lines like read, then follows new ops as they are
+var tailCommand = command{
+	name:    "tail",
+	args:    "[--from N]",
+	summary: "print a share's log as JSON Lines, then follow new ops live",
+	long: `Prints ops as JSON Lines like read, then follows new ops as they are
 appended until interrupted. Like read, it fails if the server cannot be
 reached at start; after that it rides through reconnects and server
-restarts, printing every op exactly once. --timeout, when given, stops
-following after that long (exit 0); by default tail never times out.`)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		return err
-	}
-	cf.resolve(env)
-	if !flagSet(fs, "timeout") {
-		cf.timeout = 0
-	}
-	ctx, cancel := withTimeout(ctx, cf.timeout)
-	defer cancel()
-	return tail(ctx, env, &cf, sharevat.Cursor(from))
+restarts, printing every op exactly once, and says on stderr when it is
+disconnected and when it resumes. --timeout, when given, stops following
+after that long (exit 0); by default tail never times out.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var cf clientFlags
+		var from uint64
+		cf.register(fs)
+		fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
+		return func(ctx context.Context, env *Env) error {
+			cf.resolve(env)
+			if !fs.Changed("timeout") {
+				cf.timeout = 0
+			}
+			ctx, cancel := withTimeout(ctx, cf.timeout)
+			defer cancel()
+			return tail(ctx, env, &cf, sharevat.Cursor(from))
+		}
+	},
 }
 
 // startTimeout bounds tail's first dial.
@@ -76,11 +75,4 @@ func probe(ctx context.Context, cf *clientFlags) error {
 		return err
 	}
 	return conn.Close()
-}
-
-// flagSet reports whether the command line set flag name.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

@@ -81,16 +81,16 @@ func metricsURL(ws string) (string, error) {
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
 		return "", fmt.Errorf("%q is not a ws:// or wss:// URL", ws)
 	}
-	if !IsLoopback(u.Hostname()) {
+	if !isLoopback(u.Hostname()) {
 		return "", fmt.Errorf("%s is not a loopback address; the bench only drives vats on this machine", u.Hostname())
 	}
 	scheme := map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
 	return scheme + "://" + u.Host + "/metrics", nil
 }
 
-// IsLoopback reports whether host is "localhost" or a loopback IP
+// isLoopback reports whether host is "localhost" or a loopback IP
 // address.
-func IsLoopback(host string) bool {
+func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}
