@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	mrand "math/rand/v2"
 	"sync"
 	"time"
 
@@ -307,19 +306,7 @@ func (o *Outbox) pause(ctx context.Context, failures int) error {
 	if failures < 2 {
 		return nil
 	}
-	d := o.opts.MinBackoff << min(failures-2, 16)
-	if d > o.opts.MaxBackoff || d <= 0 {
-		d = o.opts.MaxBackoff
-	}
-	d = d/2 + time.Duration(mrand.Int64N(int64(d/2)+1))
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return sleepJittered(ctx, backoff(o.opts.MinBackoff, o.opts.MaxBackoff, failures-2))
 }
 
 // Run flushes whenever ops are enqueued, until ctx ends or the Outbox is

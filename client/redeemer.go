@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -92,20 +91,9 @@ func (r *Redeemer) connectLocked(ctx context.Context) error {
 // waitLocked sleeps the next backoff: min·2^failures, capped, with full
 // jitter in its upper half.
 func (r *Redeemer) waitLocked(ctx context.Context) error {
-	d := r.opts.MinBackoff << min(r.failures, 16)
-	if d > r.opts.MaxBackoff || d <= 0 {
-		d = r.opts.MaxBackoff
-	}
-	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	d := backoff(r.opts.MinBackoff, r.opts.MaxBackoff, r.failures)
 	r.failures++
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return sleepJittered(ctx, d)
 }
 
 // Fail reports that a call on sh failed with err. A transport failure

@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -186,14 +185,5 @@ func (p *retryPause) wait(ctx context.Context) error {
 	if p.n == 0 {
 		return nil
 	}
-	d := min(tailMinPause<<min(p.n-1, 16), tailMaxPause)
-	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return sleepJittered(ctx, backoff(tailMinPause, tailMaxPause, p.n-1))
 }
