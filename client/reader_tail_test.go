@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,17 +29,6 @@ func readerTailAsync(ctx context.Context, rd *client.Reader, from sharevat.Curso
 	return out
 }
 
-func readerTailReturn(t *testing.T, ch <-chan tailed) tailed {
-	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(subWait):
-		t.Fatal("Reader.Tail did not return")
-		return tailed{}
-	}
-}
-
 // TestReaderTailStopsWithItsConnection: Reader.Tail on a Reader already
 // held follows backlog and live ops, and returns when its connection is
 // cut. Invariants: it returns ErrUnavailable (not permanent) with the
@@ -56,7 +44,7 @@ func TestReaderTailStopsWithItsConnection(t *testing.T) {
 	tv.appendEvents(t, "live", 5, 5)
 	got.waitFor(t, 35)
 	tv.proxy.Cut()
-	r := readerTailReturn(t, res)
+	r := tailReturn(t, res)
 	assert.ErrorIs(t, r.err, sharevat.ErrUnavailable)
 	assert.False(t, client.IsPermanent(r.err))
 	assert.Equal(t, sharevat.Cursor(35), r.cursor, "the last op delivered")
@@ -88,7 +76,7 @@ func TestReaderTailEnds(t *testing.T) {
 	res := readerTailAsync(cctx, tv.reader(t, tv.URL, tv.Owner), 0, func(e sharevat.Entry) error { got.add(e); return nil })
 	got.waitFor(t, 3)
 	cancel()
-	r := readerTailReturn(t, res)
+	r := tailReturn(t, res)
 	assert.ErrorIs(t, r.err, context.Canceled)
 	assert.Equal(t, sharevat.Cursor(3), r.cursor)
 
@@ -98,7 +86,7 @@ func TestReaderTailEnds(t *testing.T) {
 	res = readerTailAsync(ctx, tv.reader(t, tv.URL, m.Token), 0, func(e sharevat.Entry) error { got.add(e); return nil })
 	got.waitFor(t, 3)
 	require.NoError(t, tv.Share.Revoke(ctx, m.GrantID))
-	r = readerTailReturn(t, res)
+	r = tailReturn(t, res)
 	assert.ErrorIs(t, r.err, sharevat.ErrRevoked)
 	assert.Equal(t, sharevat.Cursor(3), r.cursor)
 

@@ -27,14 +27,16 @@ func tailAsync(ctx context.Context, s *client.Redeemer, from sharevat.Cursor, h 
 	return errc
 }
 
-func tailReturn(t *testing.T, errc <-chan error) error {
+// tailReturn waits for what a tail run in the background returned.
+func tailReturn[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()
 	select {
-	case err := <-errc:
-		return err
+	case v := <-ch:
+		return v
 	case <-time.After(subWait):
 		t.Fatal("Tail did not return")
-		return nil
+		var zero T
+		return zero
 	}
 }
 
