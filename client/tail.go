@@ -70,9 +70,9 @@ func Tail(ctx context.Context, r *Redeemer, from sharevat.Cursor, handler func(s
 // EInvalid if from is past the share's head; ETooLarge when the server or
 // the connection has too many subscriptions. When it returns, handler is
 // not running and will not be called again. It runs handler as Tail does.
-func (rd *Reader) Tail(ctx context.Context, from sharevat.Cursor, handler func(sharevat.Entry) error) (sharevat.Cursor, error) {
+func (r *Reader) Tail(ctx context.Context, from sharevat.Cursor, handler func(sharevat.Entry) error) (sharevat.Cursor, error) {
 	t := newTailer(from, handler)
-	sub, err := rd.Subscribe(ctx, from, t.deliver)
+	sub, err := r.Subscribe(ctx, from, t.deliver)
 	if err == nil {
 		err = waitEnd(ctx, sub)
 	}
