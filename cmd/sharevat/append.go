@@ -222,7 +222,7 @@ func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, o
 	if err != nil {
 		return err
 	}
-	return sendAndReport(ctx, env, cf, ob, t, newSession(cf, token), ids, without(before, ids))
+	return sendAndReport(ctx, env, cf, ob, t, newRedeemer(cf, token), ids, without(before, ids))
 }
 
 // without returns the ids of a that are not in b.

@@ -97,5 +97,5 @@ func adminFor(ctx context.Context, conn *client.Conn, cf *clientFlags) (*client.
 		}
 		return a, nil
 	}
-	return conn.Admin(ctx, tok)
+	return conn.RedeemAdmin(ctx, tok)
 }

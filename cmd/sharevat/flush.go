@@ -121,9 +121,9 @@ func (t *tally) outcome(ids []string) (sharevat.Ack, int) {
 	return ack, pending
 }
 
-// newSession is the reconnecting session a flush sends through.
-func newSession(cf *clientFlags, token string) *client.Session {
-	return client.NewSession(cf.server, token, &client.SessionOptions{MaxBackoff: 2 * time.Second})
+// newRedeemer is the reconnecting handle a flush sends through.
+func newRedeemer(cf *clientFlags, token string) *client.Redeemer {
+	return client.NewRedeemer(cf.server, token, &client.RedeemerOptions{MaxBackoff: 2 * time.Second})
 }
 
 var flushCommand = command{
@@ -168,7 +168,7 @@ func flushPending(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags
 	if err != nil {
 		return err
 	}
-	return sendAndReport(ctx, env, cf, ob, t, newSession(cf, token), pending, nil)
+	return sendAndReport(ctx, env, cf, ob, t, newRedeemer(cf, token), pending, nil)
 }
 
 // pendingIDs lists the op ids pending in ob.
@@ -183,7 +183,7 @@ func pendingIDs(ob *client.Outbox) ([]string, error) {
 
 // sendAndReport flushes ob and reports on the ops ids (this run's) and
 // older (other ops that were pending before), as counted in t.
-func sendAndReport(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outbox, t *tally, s *client.Session, ids, older []string) error {
+func sendAndReport(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outbox, t *tally, s *client.Redeemer, ids, older []string) error {
 	defer s.Close()
 	ferr := ob.Flush(ctx, s)
 	sum, err := summarize(ob, t, ids, older)

@@ -68,7 +68,7 @@ func redeemAny(ctx context.Context, conn *client.Conn, tok string) (*tokenReport
 	if sharevat.ErrorCode(err) != sharevat.EUnauthorized {
 		return nil, err
 	}
-	admin, err := conn.Admin(ctx, tok)
+	admin, err := conn.RedeemAdmin(ctx, tok)
 	switch {
 	case err == nil:
 		admin.Release()

@@ -22,7 +22,7 @@ import (
 type obWriter struct {
 	name      string
 	o         *client.Outbox
-	s         *client.Session
+	s         *client.Redeemer
 	good, bad []string // op ids enqueued, in order: valid ones, and the deliberately invalid ones
 	err       error
 }
@@ -123,7 +123,7 @@ func obStartWriters(t *testing.T, n int, url, token string, progress chan struct
 		})
 		require.NoError(t, err)
 		t.Cleanup(func() { o.Close() })
-		s := client.NewSession(url, token, &client.SessionOptions{MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+		s := client.NewRedeemer(url, token, &client.RedeemerOptions{MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 		t.Cleanup(s.Close)
 		ws[i] = &obWriter{name: fmt.Sprintf("w%d", i), o: o, s: s}
 	}

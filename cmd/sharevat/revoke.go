@@ -108,7 +108,7 @@ func resetOwner(ctx context.Context, env *Env, cf *clientFlags, share sharevat.S
 		return err
 	}
 	defer conn.Close()
-	admin, err := conn.Admin(ctx, tok)
+	admin, err := conn.RedeemAdmin(ctx, tok)
 	if err != nil {
 		return denied(err)
 	}

@@ -54,7 +54,7 @@ func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor) 
 	if err := probe(ctx, cf); err != nil {
 		return err
 	}
-	s := client.NewSession(cf.server, tok, nil)
+	s := client.NewRedeemer(cf.server, tok, nil)
 	defer s.Close()
 	err = client.Tail(ctx, s, from, func(e sharevat.Entry) error {
 		return writeJSON(env.Stdout, toJSONEntry(&e))

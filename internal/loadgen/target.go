@@ -237,7 +237,7 @@ func (t *benchTarget) createShares(ctx context.Context, n int) ([]string, error)
 		return nil, err
 	}
 	defer conn.Close()
-	admin, err := conn.Admin(ctx, t.admin)
+	admin, err := conn.RedeemAdmin(ctx, t.admin)
 	if err != nil {
 		return nil, fmt.Errorf("bench: admin token: %w", err)
 	}
