@@ -157,7 +157,7 @@ func runForeignClient(t *testing.T, prefix string, newCmd func(context.Context, 
 	conn, err := client.Dial(ctx, srv.URL, nil)
 	require.NoError(t, err)
 	defer conn.Close()
-	admin, err := conn.Admin(ctx, strings.TrimSpace(string(adminToken)))
+	admin, err := conn.RedeemAdmin(ctx, strings.TrimSpace(string(adminToken)))
 	require.NoError(t, err)
 	title := "interop " + prefix
 	share, owner, err := admin.CreateShare(ctx, sharevat.MetaPatch{Title: &title})

@@ -73,7 +73,7 @@ func TestConnCapabilityLimit(t *testing.T) {
 	isCode(t, err, sharevat.ErrTooLarge, "reader over the limit")
 	_, err = connA.Redeem(bg, owner)
 	isCode(t, err, sharevat.ErrTooLarge, "restore over the limit")
-	_, err = connA.Admin(bg, tv.Admin)
+	_, err = connA.RedeemAdmin(bg, tv.Admin)
 	isCode(t, err, sharevat.ErrTooLarge, "restoreAdmin over the limit")
 
 	connB := tv.MustDial(t)
@@ -115,7 +115,7 @@ func TestConnCapabilityUnlimited(t *testing.T) {
 func TestConnCapabilityLimitCreate(t *testing.T) {
 	const limit = 3
 	tv := MustServeConfig(t, nil, func(c *vat.Config) { c.MaxConnCapabilities = limit })
-	admin, err := tv.MustDial(t).Admin(bg, tv.Admin)
+	admin, err := tv.MustDial(t).RedeemAdmin(bg, tv.Admin)
 	require.NoError(t, err)
 	t.Cleanup(admin.Release)
 	for i := range limit - 1 { // the Admin is the first of limit

@@ -258,7 +258,7 @@ func TestAdminResetOwner(t *testing.T) {
 	owner := tv.MustCreate(t, "lost")
 	a := tv.MustRestore(t, owner)
 	bm := mustGrant(t, a, sharevat.ScopeRead, 0, "B")
-	admin, err := tv.MustDial(t).Admin(bg, tv.Admin)
+	admin, err := tv.MustDial(t).RedeemAdmin(bg, tv.Admin)
 	require.NoError(t, err)
 
 	m, epoch, err := admin.ResetOwner(bg, a.Info.ID)
