@@ -10,6 +10,14 @@ help: ## list targets
 build: ## build bin/sharevat
 	$(GO) build -o bin/sharevat ./cmd/sharevat
 
+# `make install` builds cmd/sharevat with go install into
+# $(DESTDIR)$(PREFIX)/bin (DESTDIR: a staging root for packagers). go
+# install refuses GOBIN for a cross-compiled binary: use go build -o then.
+PREFIX ?= /usr/local
+.PHONY: install
+install: ## install sharevat into $(DESTDIR)$(PREFIX)/bin (default PREFIX=/usr/local)
+	GOBIN="$(abspath $(DESTDIR)$(PREFIX)/bin)" $(GO) install ./cmd/sharevat
+
 run: ## run the vat on ./sharevat-data, listening on 127.0.0.1:7420
 	$(GO) run ./cmd/sharevat serve
 
