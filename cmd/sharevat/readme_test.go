@@ -1,0 +1,428 @@
+package main_test
+
+// TestReadmeWalkthrough runs the README's "Five-minute walk-through" (from
+// "## Five-minute walk-through" up to "## Ops and the append rules") for
+// real and checks that every command prints what the README shows. The
+// README is the single source: the test reads its ```sh blocks.
+//
+// Inside those blocks:
+//
+//   - A line that does not start with "#" is a command. A command with a
+//     heredoc (<<'OPS' or <<OPS) runs up to the heredoc's closing line.
+//   - The "# " lines that follow a command are everything it prints,
+//     stdout and stderr together in the order printed; "#" alone is an
+//     empty line. Every "# " line in these blocks is output: prose goes in
+//     the text around them.
+//   - "…" inside a line matches any text (ids, tokens, times, paths).
+//   - A line that is only "# …" matches any number of lines, none included.
+//   - Inside a line (not at its start), a run of two or more spaces
+//     matches any run of spaces, so a table whose cells are "…" can stay
+//     aligned in the README.
+//   - A line ending in "— exit code N" says the command exits N (the
+//     marker is not part of the output; "# — exit code N" alone adds no
+//     line). Otherwise the command must exit 0.
+//   - Nothing else may be printed, and output must end with a newline.
+//
+// The commands run in one bash process, in a temporary directory holding
+// the test's binary as ./sharevat, so that export and VAR=$(…) carry over
+// from one command to the next. "go build … ./cmd/sharevat" is skipped
+// (the binary is there already). "go run ./cmd/sharevat serve" is not run
+// by bash: the test starts `sharevat serve --data <tmp>/sharevat-data` on
+// a free loopback port, compares what it prints up to "sharevat: serving
+// on URL" with the README, reading the port as 7420 and the data path as
+// sharevat-data, and gives the other commands its URL in SHAREVAT_URL.
+// SHAREVAT_STATE and HOME point into the temporary directory, and every
+// other SHAREVAT_ variable of the test's environment is dropped. Each
+// command must finish within stepTimeout. Since every token of the
+// walk-through goes into a variable, no output may hold one ("svt1_"),
+// whatever a "…" would match.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/proctest"
+)
+
+const (
+	walkStart   = "## Five-minute walk-through"
+	walkEnd     = "## Ops and the append rules"
+	stepTimeout = 60 * time.Second
+)
+
+// step is one command of the walk-through and the output the README
+// shows for it.
+type step struct {
+	line int      // the command's line in README.md
+	cmd  string   // one line, or a heredoc group
+	want []string // expected output lines, with "…" wildcards
+	code int      // expected exit code
+}
+
+func TestReadmeWalkthrough(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Log("NOTICE: bash is not installed, so the README's walk-through is NOT checked")
+		t.Skip("no bash")
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	steps, err := parseWalkthrough(string(readme))
+	require.NoError(t, err)
+	require.NotEmpty(t, steps)
+	require.True(t, isServe(steps[0].cmd), "the walk-through must start with %q", "go run ./cmd/sharevat serve")
+
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sharevat-data")
+	srv, err := proctest.Start(t, binary, []string{"GORACE=atexit_sleep_ms=0"},
+		"serve", "--listen", "127.0.0.1:0", "--data", data)
+	require.NoError(t, err)
+	checkOutput(t, steps[0], 0, serveOutput(srv, dir))
+
+	var shell []step
+	for _, s := range steps[1:] {
+		switch {
+		case isServe(s.cmd):
+			t.Fatalf("README.md:%d: a second serve", s.line)
+		case strings.HasPrefix(s.cmd, "go build "):
+			require.Empty(t, s.want, "README.md:%d: go build prints nothing", s.line)
+		default:
+			shell = append(shell, s)
+		}
+	}
+	require.NoError(t, os.Symlink(binary, filepath.Join(dir, "sharevat")))
+	outs, codes := runSteps(t, dir, walkEnv(dir, srv.URL), shell)
+	for i, s := range shell {
+		checkOutput(t, s, codes[i], outs[i])
+	}
+	assert.NotContains(t, srv.Log.String(), "level=ERROR", "the server logged an error during the walk-through")
+}
+
+// parseWalkthrough returns the commands of the walk-through's ```sh
+// blocks with their expected output.
+func parseWalkthrough(readme string) ([]step, error) {
+	lines := strings.Split(readme, "\n")
+	start := indexOf(lines, walkStart, 0)
+	end := indexOf(lines, walkEnd, start+1)
+	if start < 0 || end < 0 {
+		return nil, fmt.Errorf("README.md has no section from %q to %q", walkStart, walkEnd)
+	}
+	var steps []step
+	inBlock := false
+	for i := start; i < end; i++ {
+		l := lines[i]
+		switch {
+		case !inBlock:
+			inBlock = l == "```sh"
+		case l == "```":
+			inBlock = false
+		case strings.TrimSpace(l) == "":
+		case strings.HasPrefix(l, "#"):
+			if len(steps) == 0 {
+				return nil, fmt.Errorf("README.md:%d: output before any command", i+1)
+			}
+			if err := addWant(&steps[len(steps)-1], l, i+1); err != nil {
+				return nil, err
+			}
+		default:
+			s := step{line: i + 1, cmd: l}
+			if m := heredoc.FindStringSubmatch(l); m != nil {
+				j := indexOf(lines, m[1], i+1)
+				if j < 0 || j >= end {
+					return nil, fmt.Errorf("README.md:%d: heredoc %s never closed", i+1, m[1])
+				}
+				s.cmd = strings.Join(lines[i:j+1], "\n")
+				i = j
+			}
+			steps = append(steps, s)
+		}
+	}
+	return steps, nil
+}
+
+var (
+	heredoc  = regexp.MustCompile(`<<-?'?(\w+)'?`)
+	exitCode = regexp.MustCompile(`(^|\s+)— exit code (\d+)$`)
+)
+
+// addWant adds one "# " line of the README to s's expected output.
+func addWant(s *step, l string, n int) error {
+	text, ok := strings.CutPrefix(l, "# ")
+	if l == "#" {
+		text, ok = "", true
+	}
+	if !ok {
+		return fmt.Errorf("README.md:%d: an output line is %q and a space, then the output", n, "#")
+	}
+	if m := exitCode.FindStringSubmatchIndex(text); m != nil {
+		s.code, _ = strconv.Atoi(text[m[4]:m[5]])
+		if text = text[:m[0]]; text == "" {
+			return nil
+		}
+	}
+	s.want = append(s.want, text)
+	return nil
+}
+
+func indexOf(lines []string, l string, from int) int {
+	for i := max(from, 0); i < len(lines); i++ {
+		if lines[i] == l {
+			return i
+		}
+	}
+	return -1
+}
+
+func isServe(cmd string) bool { return cmd == "go run ./cmd/sharevat serve" }
+
+// serveOutput is what the server printed up to the line naming its URL,
+// with its port read as 7420 and dir left out of its paths, as if it had
+// been started in dir with the defaults.
+func serveOutput(srv *proctest.Server, dir string) string {
+	log := srv.Log.String()
+	last := "sharevat: serving on " + srv.URL + "\n"
+	log = log[:strings.Index(log, last)+len(last)]
+	_, port, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "ws://"), "/rpc"), ":")
+	log = strings.ReplaceAll(log, "127.0.0.1:"+port, "127.0.0.1:7420")
+	return strings.ReplaceAll(log, dir+string(filepath.Separator), "")
+}
+
+// walkEnv is the environment of the walk-through's shell: the test's,
+// without any SHAREVAT_ variable, with the server's URL, a state
+// directory and a home in dir.
+func walkEnv(dir, url string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SHAREVAT_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+dir, "SHAREVAT_URL="+url,
+		"SHAREVAT_STATE="+filepath.Join(dir, "state"), "GORACE=atexit_sleep_ms=0")
+}
+
+// endMark follows each command's output: "\n@@step-end I RC@@\n".
+var endMark = regexp.MustCompile(`\n@@step-end (\d+) (\d+)@@\n`)
+
+// runSteps runs the steps in one bash process in dir and returns each
+// one's output and exit code. It kills bash when a step takes longer
+// than stepTimeout.
+func runSteps(t *testing.T, dir string, env []string, steps []step) ([]string, []int) {
+	t.Helper()
+	var script strings.Builder
+	for i, s := range steps {
+		fmt.Fprintf(&script, "%s\nprintf '\\n@@step-end %d %%d@@\\n' $?\n", s.cmd, i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-c", script.String())
+	cmd.Dir, cmd.Env = dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	out := &stepOutput{ended: make(chan struct{}, 1)}
+	cmd.Stdout, cmd.Stderr = out, out
+	require.NoError(t, cmd.Start())
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	err := watch(waited, out.ended, cancel)
+	outs, codes := out.split()
+	if len(outs) < len(steps) {
+		s := steps[len(outs)]
+		t.Fatalf("README.md:%d: %s\ndid not finish within %v (%v); it printed:\n%s", s.line, s.cmd, stepTimeout, err, out.rest())
+	}
+	require.NoError(t, err, "bash")
+	return outs, codes
+}
+
+// watch waits for bash to exit, calling cancel when no step ends within
+// stepTimeout of the previous one.
+func watch(waited <-chan error, ended <-chan struct{}, cancel func()) error {
+	timer := time.NewTimer(stepTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case err := <-waited:
+			return err
+		case <-ended:
+			timer.Reset(stepTimeout)
+		case <-timer.C:
+			cancel()
+			return fmt.Errorf("killed: %w", <-waited)
+		}
+	}
+}
+
+// stepOutput is bash's stdout and stderr: one pipe, so the order is the
+// order printed. It signals ended at each step's end mark.
+type stepOutput struct {
+	mu    sync.Mutex
+	b     strings.Builder
+	marks int
+	ended chan struct{}
+}
+
+func (o *stepOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.b.Write(p)
+	if n := len(endMark.FindAllStringIndex(o.b.String(), -1)); n > o.marks {
+		o.marks = n
+		select {
+		case o.ended <- struct{}{}:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+// split returns the output and exit code of each step that ended.
+func (o *stepOutput) split() (outs []string, codes []int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s, from := o.b.String(), 0
+	for _, m := range endMark.FindAllStringSubmatchIndex(s, -1) {
+		code, _ := strconv.Atoi(s[m[4]:m[5]])
+		outs, codes = append(outs, s[from:m[0]]), append(codes, code)
+		from = m[1]
+	}
+	return outs, codes
+}
+
+// rest is what was printed after the last end mark.
+func (o *stepOutput) rest() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.b.String()
+	if m := endMark.FindAllStringIndex(s, -1); len(m) > 0 {
+		return s[m[len(m)-1][1]:]
+	}
+	return s
+}
+
+// checkOutput compares one command's exit code and output with the
+// README's.
+func checkOutput(t *testing.T, s step, code int, out string) {
+	t.Helper()
+	switch {
+	case code != s.code:
+		t.Errorf("README.md:%d: %s\nexited %d, the README says %d; it printed:\n%s", s.line, s.cmd, code, s.code, asComments(out))
+	case out != "" && !strings.HasSuffix(out, "\n"):
+		t.Errorf("README.md:%d: %s\nits output does not end with a newline:\n%s", s.line, s.cmd, asComments(out))
+	case !matchLines(s.want, lines(out)):
+		t.Errorf("README.md:%d: %s\nprinted:\n%sthe README shows:\n%s", s.line, s.cmd, asComments(out), shown(s.want))
+	}
+	assert.NotContains(t, out, "svt1_", "README.md:%d: %s printed a token", s.line, s.cmd)
+}
+
+// shown is what the README shows as a command's output.
+func shown(want []string) string {
+	if len(want) == 0 {
+		return "(nothing)\n"
+	}
+	return asComments(strings.Join(want, "\n") + "\n")
+}
+
+// lines splits output into its lines; "" has none.
+func lines(out string) []string {
+	if out == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+}
+
+// asComments shows output as the README would: each line after "# ".
+func asComments(out string) string {
+	var b strings.Builder
+	for _, l := range lines(out) {
+		b.WriteString(strings.TrimRight("# "+l, " ") + "\n")
+	}
+	return b.String()
+}
+
+// matchLines reports whether got matches want line by line, a want line
+// "…" matching any number of lines.
+func matchLines(want, got []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	if want[0] == "…" {
+		for k := 0; k <= len(got); k++ {
+			if matchLines(want[1:], got[k:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(got) > 0 && lineMatches(want[0], got[0]) && matchLines(want[1:], got[1:])
+}
+
+// lineMatches reports whether line matches the README's pattern: "…"
+// matches any text, and a run of two or more spaces after the first
+// character that is not a space matches any run of spaces.
+func lineMatches(pattern, line string) bool {
+	indent := len(pattern) - len(strings.TrimLeft(pattern, " "))
+	var re strings.Builder
+	re.WriteString("^" + regexp.QuoteMeta(pattern[:indent]))
+	for i, part := range strings.Split(pattern[indent:], "…") {
+		if i > 0 {
+			re.WriteString(".*")
+		}
+		for j, lit := range spaceRuns.Split(part, -1) {
+			if j > 0 {
+				re.WriteString(" +")
+			}
+			re.WriteString(regexp.QuoteMeta(lit))
+		}
+	}
+	return regexp.MustCompile(re.String() + "$").MatchString(line)
+}
+
+var spaceRuns = regexp.MustCompile(`  +`)
+
+// TestReadmeMatchRules checks the matching rules TestReadmeWalkthrough
+// documents, so that a wrong line in the README cannot pass.
+func TestReadmeMatchRules(t *testing.T) {
+	for _, c := range []struct {
+		want, got []string
+		match     bool
+	}{
+		{[]string{"head is 4"}, []string{"head is 4"}, true},
+		{[]string{"head is 4"}, []string{"head is 5"}, false},
+		{[]string{"head is 4"}, []string{"head is 4", "more"}, false},
+		{[]string{"head is 4"}, nil, false},
+		{nil, []string{"anything"}, false},
+		{[]string{"granted … (scope read)"}, []string{"granted k3x (scope read)"}, true},
+		{[]string{"granted … (scope read)"}, []string{"granted k3x (scope read, append)"}, false},
+		{[]string{"a", "…"}, []string{"a"}, true},
+		{[]string{"a", "…", "z"}, []string{"a", "b", "c", "z"}, true},
+		{[]string{"a", "…", "z"}, []string{"a", "b", "c"}, false},
+		{[]string{"…      read  live"}, []string{"k3x  read    live"}, true},
+		{[]string{"  …  read"}, []string{"k3x  read"}, false},
+		{[]string{"  …  read"}, []string{"  k3x  read"}, true},
+		{[]string{"a  b"}, []string{"ab"}, false},
+		{[]string{"a.b"}, []string{"axb"}, false},
+	} {
+		assert.Equal(t, c.match, matchLines(c.want, c.got), "want %q, got %q", c.want, c.got)
+	}
+
+	var s step
+	for _, l := range []string{"# out", "#", "#   m2 rejected   — exit code 4", "# — exit code 3"} {
+		require.NoError(t, addWant(&s, l, 1))
+	}
+	assert.Equal(t, []string{"out", "", "  m2 rejected"}, s.want)
+	assert.Equal(t, 3, s.code)
+	require.Error(t, addWant(&s, "#no space", 1))
+}
