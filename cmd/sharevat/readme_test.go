@@ -32,7 +32,8 @@ package main_test
 // on URL" with the README, reading the port as 7420 and the data path as
 // sharevat-data, and gives the other commands its URL in SHAREVAT_URL.
 // SHAREVAT_STATE and HOME point into the temporary directory, and every
-// other SHAREVAT_ variable of the test's environment is dropped. Each
+// other SHAREVAT_ variable of the test's environment is dropped (for
+// serve: set empty, which counts as unset). Each
 // command must finish within stepTimeout. Since every token of the
 // walk-through goes into a variable, no output may hold one ("svt1_"),
 // whatever a "…" would match.
@@ -86,7 +87,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 
 	dir := t.TempDir()
 	data := filepath.Join(dir, "sharevat-data")
-	srv, err := proctest.Start(t, binary, []string{"GORACE=atexit_sleep_ms=0"},
+	srv, err := proctest.Start(t, binary, serveEnv(),
 		"serve", "--listen", "127.0.0.1:0", "--data", data)
 	require.NoError(t, err)
 	checkOutput(t, steps[0], 0, serveOutput(srv, dir))
@@ -197,6 +198,19 @@ func serveOutput(srv *proctest.Server, dir string) string {
 	_, port, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "ws://"), "/rpc"), ":")
 	log = strings.ReplaceAll(log, "127.0.0.1:"+port, "127.0.0.1:7420")
 	return strings.ReplaceAll(log, dir+string(filepath.Separator), "")
+}
+
+// serveEnv empties every SHAREVAT_ variable of the test's environment
+// for `sharevat serve` (an empty one counts as unset), so that none of
+// them changes what it prints.
+func serveEnv() []string {
+	env := []string{"GORACE=atexit_sleep_ms=0"}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "SHAREVAT_") {
+			env = append(env, k+"=")
+		}
+	}
+	return env
 }
 
 // walkEnv is the environment of the walk-through's shell: the test's,
