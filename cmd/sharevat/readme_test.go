@@ -36,7 +36,7 @@ package main_test
 // serve: set empty, which counts as unset). Each
 // command must finish within stepTimeout. Since every token of the
 // walk-through goes into a variable, no output may hold one ("svt1_"),
-// whatever a "…" would match.
+// whatever a "…" would match; and the server must log no error.
 
 import (
 	"context"
