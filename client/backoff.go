@@ -15,11 +15,19 @@ func backoff(lo, hi time.Duration, n int) time.Duration {
 	return d
 }
 
-// sleepJittered waits a random time between d/2 and d (full jitter in
-// the upper half, so that clients cut off together do not retry
-// together), or until ctx ends.
+// sleepJittered waits jittered(d), or until ctx ends.
 func sleepJittered(ctx context.Context, d time.Duration) error {
-	d = d/2 + rand.N(d/2+1)
+	return sleep(ctx, jittered(d))
+}
+
+// jittered is a random time between d/2 and d: full jitter in the upper
+// half, so that clients cut off together do not retry together.
+func jittered(d time.Duration) time.Duration {
+	return d/2 + rand.N(d/2+1)
+}
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -32,6 +32,10 @@ type OutboxOptions struct {
 	// OnAck, if set, is called after each ack has been recorded, from the
 	// flushing goroutine. It must not block or call the Outbox.
 	OnAck func(batchID string, ack sharevat.Ack)
+	// OnSend, if set, is called each time a batch of n ops is about to be
+	// sent: again, with the same batchID, when it is resent after a
+	// failure. It must not block or call the Outbox.
+	OnSend func(batchID string, n int)
 }
 
 func (o *OutboxOptions) defaults() {
@@ -249,6 +253,9 @@ func (o *Outbox) appendOn(ctx context.Context, r *Redeemer, sh *Share, b *sharev
 	app, err := o.appender(ctx, sh)
 	if err == nil {
 		b.Epoch = sh.Access.Epoch
+		if o.opts.OnSend != nil {
+			o.opts.OnSend(b.BatchID, len(b.Ops))
+		}
 		var ack sharevat.Ack
 		if ack, err = app.Append(ctx, b); err == nil {
 			return ack, nil

@@ -11,6 +11,21 @@ type RedeemerOptions struct {
 	Dial       *Options      // transport options for each connection
 	MinBackoff time.Duration // first wait after a failure; default 100ms
 	MaxBackoff time.Duration // longest wait; default 10s
+
+	// The hooks below, when set, let a program say what is happening
+	// (the CLI prints "connection refused; retrying in 2s"). Each is
+	// called with the Redeemer's lock held: it must return quickly and
+	// must not call the Redeemer.
+
+	// OnRetry is called after a dial or redeem failed with a transient
+	// error, with that error and the wait before the next attempt.
+	OnRetry func(err error, wait time.Duration)
+	// OnRedeem is called each time the token is redeemed on a new
+	// connection, the first time included.
+	OnRedeem func()
+	// OnLost is called when a call reported by Fail lost the connection
+	// that the Share lived on.
+	OnLost func(err error)
 }
 
 // Redeemer holds a share token and the vat's URL, and keeps a live Share
@@ -68,7 +83,7 @@ func (r *Redeemer) Share(ctx context.Context) (*Share, error) {
 		if IsPermanent(err) || ctx.Err() != nil {
 			return nil, err
 		}
-		if err := r.waitLocked(ctx); err != nil {
+		if err := r.waitLocked(ctx, err); err != nil {
 			return nil, err
 		}
 	}
@@ -85,15 +100,21 @@ func (r *Redeemer) connectLocked(ctx context.Context) error {
 		return err
 	}
 	r.conn, r.share, r.failures = conn, sh, 0
+	if r.opts.OnRedeem != nil {
+		r.opts.OnRedeem()
+	}
 	return nil
 }
 
-// waitLocked sleeps the next backoff: min·2^failures, capped, with full
-// jitter in its upper half.
-func (r *Redeemer) waitLocked(ctx context.Context) error {
-	d := backoff(r.opts.MinBackoff, r.opts.MaxBackoff, r.failures)
+// waitLocked sleeps the next backoff after the failure err:
+// min·2^failures, capped, with full jitter in its upper half.
+func (r *Redeemer) waitLocked(ctx context.Context, err error) error {
+	d := jittered(backoff(r.opts.MinBackoff, r.opts.MaxBackoff, r.failures))
 	r.failures++
-	return sleepJittered(ctx, d)
+	if r.opts.OnRetry != nil {
+		r.opts.OnRetry(err, d)
+	}
+	return sleep(ctx, d)
 }
 
 // Fail reports that a call on sh failed with err. A transport failure
@@ -107,6 +128,9 @@ func (r *Redeemer) Fail(sh *Share, err error) {
 	defer r.mu.Unlock()
 	if r.share == sh {
 		r.dropLocked()
+		if r.opts.OnLost != nil {
+			r.opts.OnLost(err)
+		}
 	}
 }
 

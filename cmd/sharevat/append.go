@@ -222,7 +222,10 @@ func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, o
 	if err != nil {
 		return err
 	}
-	return sendAndReport(ctx, env, cf, ob, t, newRedeemer(cf, token), ids, without(before, ids))
+	older := without(before, ids)
+	t.p = newProgress(env, &sf.progress, len(ids)+len(older))
+	t.p.stored(len(ids), path)
+	return sendAndReport(ctx, env, cf, ob, t, newRedeemer(cf, token, t), ids, older)
 }
 
 // without returns the ids of a that are not in b.

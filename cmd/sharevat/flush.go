@@ -26,10 +26,12 @@ type stateFlags struct {
 	file     string
 	lockWait time.Duration
 	batch    int
+	progress progressFlags
 }
 
 func (f *stateFlags) register(fs *pflag.FlagSet) {
 	f.registerLocation(fs)
+	f.progress.register(fs)
 	fs.IntVar(&f.batch, "batch", client.DefaultMaxBatchOps, "most ops per append call")
 }
 
@@ -82,26 +84,33 @@ func (f *stateFlags) path(env *Env, token string) (string, error) {
 // the newest done results, so looking them up afterwards would miss some).
 func (f *stateFlags) openOutbox(path string, t *tally) (*client.Outbox, error) {
 	return client.OpenOutbox(path, client.OutboxOptions{
-		MaxBatchOps: f.batch, LockTimeout: f.lockWait, OnAck: t.add,
+		MaxBatchOps: f.batch, LockTimeout: f.lockWait, OnAck: t.add, OnSend: t.sent,
 	})
 }
 
 // tally collects the server's answer for each op acked during one run.
 type tally struct {
+	p *progress // set before the flush starts; shows the counts
+
 	mu      sync.Mutex
 	results map[string]sharevat.OpResult
+	dialErr error // the last failed dial or redeem
 }
 
 func newTally() *tally { return &tally{results: make(map[string]sharevat.OpResult)} }
 
 // add records the results of one ack (an OutboxOptions.OnAck).
 func (t *tally) add(_ string, ack sharevat.Ack) {
+	t.p.ackedOps(len(ack.Results))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, r := range ack.Results {
 		t.results[r.OpID] = r
 	}
 }
+
+// sent shows a batch sent (an OutboxOptions.OnSend).
+func (t *tally) sent(batchID string, n int) { t.p.sentOps(batchID, n) }
 
 // outcome turns the results for ids into an ack, counting the ids not
 // acked during this run as pending.
@@ -121,9 +130,28 @@ func (t *tally) outcome(ids []string) (sharevat.Ack, int) {
 	return ack, pending
 }
 
-// newRedeemer is the reconnecting handle a flush sends through.
-func newRedeemer(cf *clientFlags, token string) *client.Redeemer {
-	return client.NewRedeemer(cf.server, token, &client.RedeemerOptions{MaxBackoff: 2 * time.Second})
+// retrying records a failed dial or redeem and shows it (an
+// OnRetry of the Redeemer).
+func (t *tally) retrying(err error, wait time.Duration) {
+	t.mu.Lock()
+	t.dialErr = err
+	t.mu.Unlock()
+	t.p.retrying(err, wait)
+}
+
+// lastDialErr is the last failed dial or redeem, or nil.
+func (t *tally) lastDialErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dialErr
+}
+
+// newRedeemer is the reconnecting handle a flush sends through; t
+// records and shows its failed attempts and its reconnects.
+func newRedeemer(cf *clientFlags, token string, t *tally) *client.Redeemer {
+	return client.NewRedeemer(cf.server, token, &client.RedeemerOptions{
+		MaxBackoff: 2 * time.Second, OnRetry: t.retrying, OnRedeem: t.p.connected, OnLost: t.p.lost,
+	})
 }
 
 var flushCommand = command{
@@ -168,7 +196,8 @@ func flushPending(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags
 	if err != nil {
 		return err
 	}
-	return sendAndReport(ctx, env, cf, ob, t, newRedeemer(cf, token), pending, nil)
+	t.p = newProgress(env, &sf.progress, len(pending))
+	return sendAndReport(ctx, env, cf, ob, t, newRedeemer(cf, token, t), pending, nil)
 }
 
 // pendingIDs lists the op ids pending in ob.
@@ -186,12 +215,13 @@ func pendingIDs(ob *client.Outbox) ([]string, error) {
 func sendAndReport(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outbox, t *tally, s *client.Redeemer, ids, older []string) error {
 	defer s.Close()
 	ferr := ob.Flush(ctx, s)
+	t.p.finish()
 	sum, err := summarize(ob, t, ids, older)
 	if err != nil {
 		return err
 	}
 	if ferr != nil {
-		return flushFailed(ctx, env, cf, ob, sum, ferr)
+		return flushFailed(ctx, env, cf, ob, sum, ferr, t.lastDialErr())
 	}
 	return reportRun(env, cf.json, sum)
 }
@@ -247,7 +277,7 @@ func printSummary(env *Env, sum runSummary) {
 }
 
 // flushFailed prints what was acked before the failure and explains it.
-func flushFailed(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outbox, sum runSummary, ferr error) error {
+func flushFailed(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outbox, sum runSummary, ferr, dialErr error) error {
 	if len(sum.ack.Results)+len(sum.older.Results) > 0 {
 		reportRun(env, cf.json, sum)
 	}
@@ -256,8 +286,11 @@ func flushFailed(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outb
 		return errors.Join(ferr, err)
 	}
 	last := "no answer from " + cf.server
-	if st.LastError != "" {
+	switch {
+	case st.LastError != "":
 		last = "last error: " + st.LastError
+	case dialErr != nil:
+		last = "cannot reach " + cf.server + ": " + dialCause(dialErr)
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"time"
 
 	"sharevat"
@@ -29,8 +31,10 @@ after that long (exit 0); by default tail never times out.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var cf clientFlags
 		var from uint64
+		var quiet bool
 		cf.register(fs)
 		fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
+		fs.BoolVar(&quiet, "quiet", false, "say nothing on stderr about disconnects and resumes")
 		return func(ctx context.Context, env *Env) error {
 			cf.resolve(env)
 			if !fs.Changed("timeout") {
@@ -38,7 +42,7 @@ after that long (exit 0); by default tail never times out.`,
 			}
 			ctx, cancel := withTimeout(ctx, cf.timeout)
 			defer cancel()
-			return tail(ctx, env, &cf, sharevat.Cursor(from))
+			return tail(ctx, env, &cf, sharevat.Cursor(from), quiet)
 		}
 	},
 }
@@ -46,7 +50,7 @@ after that long (exit 0); by default tail never times out.`,
 // startTimeout bounds tail's first dial.
 const startTimeout = 30 * time.Second
 
-func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor) error {
+func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor, quiet bool) error {
 	tok, err := cf.theToken()
 	if err != nil {
 		return err
@@ -54,10 +58,16 @@ func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor) 
 	if err := probe(ctx, cf); err != nil {
 		return err
 	}
-	s := client.NewRedeemer(cf.server, tok, nil)
+	var last atomic.Uint64
+	last.Store(uint64(from))
+	s := client.NewRedeemer(cf.server, tok, tailNotes(env, quiet, &last))
 	defer s.Close()
 	err = client.Tail(ctx, s, from, func(e sharevat.Entry) error {
-		return writeJSON(env.Stdout, toJSONEntry(&e))
+		if err := writeJSON(env.Stdout, toJSONEntry(&e)); err != nil {
+			return err
+		}
+		last.Store(uint64(e.Cursor))
+		return nil
 	})
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return nil // interrupted, or --timeout passed: a normal end
@@ -75,4 +85,27 @@ func probe(ctx context.Context, cf *clientFlags) error {
 		return err
 	}
 	return conn.Close()
+}
+
+// tailNotes are tail's Redeemer options: unless quiet, they say on
+// stderr when the connection is lost, while reconnecting fails, and when
+// tail resumes, naming the last cursor printed (last).
+func tailNotes(env *Env, quiet bool, last *atomic.Uint64) *client.RedeemerOptions {
+	p := newProgress(env, &progressFlags{quiet: quiet}, 0)
+	if p == nil {
+		return nil
+	}
+	var lost atomic.Bool
+	return &client.RedeemerOptions{
+		OnLost: func(err error) {
+			lost.Store(true)
+			p.note(fmt.Sprintf("disconnected (%s); resuming after cursor %d", oneLine(err.Error()), last.Load()))
+		},
+		OnRetry: p.retrying,
+		OnRedeem: func() {
+			if lost.Swap(false) {
+				p.note(fmt.Sprintf("resumed after cursor %d", last.Load()))
+			}
+		},
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,7 +27,8 @@ import (
 // directory and port, three times; ops are appended before each kill and
 // right after each restart (before the tail can have reconnected).
 // Invariants: the tail prints every acked op exactly once, in cursor
-// order, with its acked cursor; SIGINT then ends it with exit code 0.
+// order, with its acked cursor; it says on stderr when it is disconnected
+// and when it resumes; SIGINT then ends it with exit code 0.
 func TestTailRidesThroughRestarts(t *testing.T) {
 	data := t.TempDir()
 	srv, addr := serveAtFreePort(t, data)
@@ -51,6 +53,10 @@ func TestTailRidesThroughRestarts(t *testing.T) {
 		assert.Equal(t, uint64(i+1), l.Cursor, "line %d in cursor order", i)
 		assert.Equal(t, uint64(acked[l.OpID]), l.Cursor, "op %s at its acked cursor", l.OpID)
 	}
+	notes := tl.stderr.String()
+	assert.Regexp(t, `(?m)^sharevat: disconnected \(.+\); resuming after cursor \d+$`, notes, "tail says it lost the server")
+	assert.GreaterOrEqual(t, len(regexp.MustCompile(`(?m)^sharevat: resumed after cursor \d+$`).FindAllString(notes, -1)), 3,
+		"and says each time it resumed: %s", notes)
 	t.Logf("%d ops tailed across 3 SIGKILL restarts", len(lines))
 }
 

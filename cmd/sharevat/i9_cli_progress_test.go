@@ -1,0 +1,55 @@
+package main_test
+
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAppendSaysWhyItRetries (issue 9): with nothing listening, append
+// says at once that the connection is refused and that it is retrying,
+// instead of waiting out --timeout in silence; --quiet keeps only the
+// final error.
+func TestAppendSaysWhyItRetries(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "ws://" + ln.Addr().String() + "/rpc"
+	require.NoError(t, ln.Close())
+	env := []string{"SHAREVAT_URL=" + url, "SHAREVAT_TOKEN=" + wellFormedToken, "SHAREVAT_STATE=" + t.TempDir(), obNoExitSleep}
+
+	_, stderr, code := cli(t, obThreeOps, env, "append", "--timeout", "1s")
+	assert.Equal(t, 1, code, stderr)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, stderr)
+	assert.Regexp(t, `^sharevat: no connection \(.*connection refused\); retrying in \d`, lines[0])
+	assert.Contains(t, lines[len(lines)-1], "timed out after --timeout 1s")
+	assert.Contains(t, lines[len(lines)-1], "3 op(s) stay pending")
+
+	_, stderr, code = cli(t, "", env, "flush", "--timeout", "1s", "--quiet")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "--quiet: only the error: %s", stderr)
+}
+
+// TestAppendProgress (issue 9): --progress draws the bar of acknowledged
+// ops on stderr (as a terminal would get it) and the result stays on
+// stdout; without a terminal and without --progress there is none.
+func TestAppendProgress(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	owner := createShare(t, srv)
+	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, obNoExitSleep}
+
+	out, stderr, code := cli(t, i9Ops("p", 2000), env, "append", "--progress")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "applied 2000, duplicate 0, rejected 0; head is 2000\n", out)
+	assert.Contains(t, stderr, "stored 2000 op(s) in ")
+	assert.Contains(t, stderr, "2000/2000")
+	assert.Contains(t, stderr, "2000 sent")
+
+	out, stderr, code = cli(t, i9Ops("q", 2000), env, "append")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "applied 2000, duplicate 0, rejected 0; head is 4000\n", out)
+	assert.Empty(t, stderr, "no terminal: no progress")
+}
