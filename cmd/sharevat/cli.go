@@ -35,7 +35,7 @@ func commands() []command {
 	return []command{
 		serveCommand, createCommand, listCommand, appendCommand, flushCommand,
 		outboxCommand, readCommand, tailCommand, snapshotCommand, grantCommand,
-		grantsCommand, revokeCommand, inspectCommand, benchCommand, versionCommand,
+		grantsCommand, revokeCommand, inspectCommand, healthCommand, benchCommand, versionCommand,
 	}
 }
 

@@ -52,7 +52,7 @@ func create(ctx context.Context, env *Env, cf *clientFlags, patch sharevat.MetaP
 			"share_id": sh.Info.ID, "grant_id": m.GrantID, "scope": m.Scope.String(), "token": m.Token,
 		})
 	}
-	fmt.Fprintf(env.Stderr, "created share %s; its owner token (shown once, keep it secret):\n", sh.Info.ID)
+	fmt.Fprintf(env.Stderr, "created share %s; its owner token is printed on stdout, once: keep it secret\n", sh.Info.ID)
 	_, err = fmt.Fprintln(env.Stdout, m.Token)
 	return err
 }

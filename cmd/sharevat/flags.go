@@ -39,11 +39,15 @@ func (c *clientFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up after this long")
 }
 
-// resolve fills unset flags from the environment and defaults.
+// resolve fills unset flags from the environment and defaults. A token
+// given on the command line (--token or --token-file) wins over both
+// SHAREVAT_TOKEN and SHAREVAT_TOKEN_FILE; of those two, the token wins.
 func (c *clientFlags) resolve(env *Env) {
 	c.server = firstNonEmpty(c.server, env.Getenv("SHAREVAT_URL"), defaultServer)
-	c.token = firstNonEmpty(c.token, env.Getenv("SHAREVAT_TOKEN"))
-	c.tokenFile = firstNonEmpty(c.tokenFile, env.Getenv("SHAREVAT_TOKEN_FILE"))
+	if c.token == "" && c.tokenFile == "" {
+		c.token = env.Getenv("SHAREVAT_TOKEN")
+		c.tokenFile = env.Getenv("SHAREVAT_TOKEN_FILE")
+	}
 }
 
 // run wraps a client command's body: it fills the client flags from the

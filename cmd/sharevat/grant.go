@@ -73,7 +73,7 @@ func grant(ctx context.Context, env *Env, cf *clientFlags, req grantRequest) err
 			"token": m.Token, "grant_id": m.GrantID, "scope": m.Scope.String(), "expires_at": jsonTime(m.ExpiresAt),
 		})
 	}
-	fmt.Fprintf(env.Stderr, "granted %s (scope %s, expires %s); its token (shown once, keep it secret):\n",
+	fmt.Fprintf(env.Stderr, "granted %s (scope %s, expires %s); its token is printed on stdout, once: keep it secret\n",
 		m.GrantID, m.Scope, stamp(m.ExpiresAt, "never"))
 	_, err = fmt.Fprintln(env.Stdout, m.Token)
 	return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -190,7 +191,10 @@ func (p *progress) finish() {
 // dialCause words a failed dial or redeem for a note: a network error by
 // its cause alone ("connection refused"), others by their message.
 func dialCause(err error) string {
-	msg := oneLine(sharevat.ErrorMessage(err))
+	msg := oneLine(err.Error())
+	if se := (*sharevat.Error)(nil); errors.As(err, &se) {
+		msg = oneLine(se.Message)
+	}
 	if strings.Contains(msg, "dial tcp") {
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			return msg[i+2:]

@@ -125,7 +125,7 @@ func printBumped(env *Env, cf *clientFlags, m sharevat.Minted, epoch sharevat.Ep
 	if cf.json {
 		return writeJSON(env.Stdout, map[string]any{"token": m.Token, "grant_id": m.GrantID, "epoch": epoch})
 	}
-	fmt.Fprintf(env.Stderr, "epoch is now %d; every earlier token of this share is dead; the new owner token (shown once):\n", epoch)
+	fmt.Fprintf(env.Stderr, "epoch is now %d; every earlier token of this share is dead; the new owner token is printed on stdout, once: keep it secret\n", epoch)
 	_, err := fmt.Fprintln(env.Stdout, m.Token)
 	return err
 }
