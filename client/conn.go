@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"sharevat"
@@ -47,6 +48,9 @@ func (o *Options) dialOptions() *rpc.DialOptions {
 type Conn struct {
 	rc    *rpc.Conn
 	vault schema.Vault
+
+	mu     sync.Mutex
+	limits *sharevat.Limits // once asked
 }
 
 // Dial connects to the vat at url (ws:// or wss://, path /rpc, as
@@ -160,4 +164,28 @@ func (c *Conn) Ping(ctx context.Context) error {
 	defer release()
 	_, err := fut.Struct()
 	return fromWire(err)
+}
+
+// Limits returns the append limits the vat enforces (its serve flags),
+// asked once per connection (an error is not kept: the next call asks
+// again). A vat older than the limits call answers an error.
+func (c *Conn) Limits(ctx context.Context) (sharevat.Limits, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.limits != nil {
+		return *c.limits, nil
+	}
+	fut, release := c.vault.Limits(ctx, nil)
+	defer release()
+	res, err := fut.Struct()
+	if err != nil {
+		return sharevat.Limits{}, fromWire(err)
+	}
+	lim, err := res.Limits()
+	if err != nil {
+		return sharevat.Limits{}, fromWire(err)
+	}
+	l := wire.ReadLimits(lim)
+	c.limits = &l
+	return l, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sharevat"
+	"sharevat/store/apply"
 	"sharevat/store/outbox"
 )
 
@@ -22,7 +23,7 @@ const (
 // 1000 ops and 8 MiB).
 type OutboxOptions struct {
 	MaxBatchOps   int           // most ops per append call; default 500
-	MaxBatchBytes int           // most bytes per append call, counted as the server does; default 4 MiB
+	MaxBatchBytes int           // most bytes per append call, counted as the server does; default 4 MiB (a bigger op goes alone)
 	LockTimeout   time.Duration // how long Open waits for another holder of the file; default 1s
 	KeepDone      int           // how many done results are kept for Results; default 10,000
 	// MinBackoff and MaxBackoff bound the wait between failed sends of a
@@ -127,10 +128,13 @@ func (o *Outbox) Enqueue(ctx context.Context, ops ...sharevat.Op) ([]string, err
 	return ids, nil
 }
 
-// checkSize refuses an op that could never fit in a batch.
+// checkSize refuses an op that no server could take: one bigger than
+// sharevat.HardMaxBatchBytes. An op bigger than MaxBatchBytes is sent in
+// a batch alone, or, when it is bigger than the server's own largest
+// append too, rejected as the server would (undeliverable).
 func (o *Outbox) checkSize(op *sharevat.Op) error {
-	if n := op.Size(); n > o.opts.MaxBatchBytes {
-		return sharevat.Errorf(sharevat.ETooLarge, "op %s is %d bytes; the outbox sends at most %d per batch", op.OpID, n, o.opts.MaxBatchBytes)
+	if n := op.Size(); n > sharevat.HardMaxBatchBytes {
+		return sharevat.Errorf(sharevat.ETooLarge, "op %s is %d bytes; no sharevat server takes more than %d in one append", op.OpID, n, sharevat.HardMaxBatchBytes)
 	}
 	return nil
 }
@@ -225,6 +229,9 @@ func (o *Outbox) send(ctx context.Context, r *Redeemer, b *sharevat.Batch) error
 		if err := o.bind(r, sh); err != nil {
 			return o.stopped(ctx, err)
 		}
+		if ack, ok := o.undeliverable(ctx, r, sh, b); ok {
+			return o.acked(b.BatchID, ack)
+		}
 		ack, err := o.appendOn(ctx, r, sh, b)
 		if err == nil {
 			return o.acked(b.BatchID, ack)
@@ -234,6 +241,33 @@ func (o *Outbox) send(ctx context.Context, r *Redeemer, b *sharevat.Batch) error
 		}
 		o.db.SetError(err.Error(), time.Now())
 	}
+}
+
+// undeliverable answers for a batch the vat could never take: one op
+// bigger than the vat's largest append does not fit in a message it
+// reads, so it is not sent but rejected here, with the reason and
+// message the vat's own checks give (apply.CheckOp under the limits it
+// reports). A batch of more ops is never undeliverable: the outbox puts
+// an op over its own batch size in a batch alone. A vat that does not
+// report its limits gets the op sent as before.
+func (o *Outbox) undeliverable(ctx context.Context, r *Redeemer, sh *Share, b *sharevat.Batch) (sharevat.Ack, bool) {
+	if len(b.Ops) != 1 || b.Ops[0].Size() <= o.opts.MaxBatchBytes {
+		return sharevat.Ack{}, false
+	}
+	lim, err := r.limits(ctx, sh)
+	if err != nil || b.Ops[0].Size() <= lim.MaxBatchBytes {
+		return sharevat.Ack{}, false
+	}
+	reason, msg := apply.CheckOp(&b.Ops[0], lim)
+	if reason == sharevat.ReasonNone {
+		return sharevat.Ack{}, false
+	}
+	ack := sharevat.Ack{Results: []sharevat.OpResult{{
+		OpID: b.Ops[0].OpID, Status: sharevat.StatusRejected, Reason: reason,
+		Message: msg + "; not sent: over the server's limits",
+	}}}
+	ack.Count()
+	return ack, true
 }
 
 // bind ties the outbox to sh's share, once per Share.

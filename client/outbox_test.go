@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,9 +197,9 @@ func TestOutboxBoundToOneShare(t *testing.T) {
 func TestOutboxEnqueueChecks(t *testing.T) {
 	o := mustOutbox(t, client.OutboxOptions{MaxBatchBytes: 100})
 	ctx := context.Background()
-	big := sharevat.Op{OpID: "big", Kind: sharevat.KindEvent, Body: make([]byte, 200)}
+	big := sharevat.Op{OpID: "big", Kind: sharevat.KindEvent, Body: make([]byte, sharevat.HardMaxBatchBytes)}
 	_, err := o.Enqueue(ctx, append(testOps("a", 1), big)...)
-	assert.Equal(t, sharevat.ETooLarge, sharevat.ErrorCode(err), "an op that fits no batch")
+	assert.Equal(t, sharevat.ETooLarge, sharevat.ErrorCode(err), "an op that no server takes")
 	_, err = o.Enqueue(ctx, testOps("a", 1)...)
 	require.NoError(t, err)
 	conflicting := testOps("a", 1)
@@ -212,4 +213,43 @@ func TestOutboxEnqueueChecks(t *testing.T) {
 	cancel()
 	_, err = o.Enqueue(cctx, testOps("c", 1)...)
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestOutboxOpsOverTheBatchSize: an op bigger than the outbox's batch
+// size goes alone; one bigger than the server's largest append is not
+// sent but rejected with the reason and message the server's own checks
+// give under the limits it reports; one the server refuses for its body
+// is rejected by the server, in the same words.
+func TestOutboxOpsOverTheBatchSize(t *testing.T) {
+	tv := mustServeOutboxVat(t)
+	token := tv.mustCreate(t)
+	o := mustOutbox(t, client.OutboxOptions{MaxBatchBytes: 100})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	body := func(n int) []byte { return []byte(`"` + strings.Repeat("x", n-2) + `"`) }
+	ops := []sharevat.Op{
+		{OpID: "alone", Kind: sharevat.KindEvent, Body: body(300)},
+		{OpID: "body", Kind: sharevat.KindEvent, Body: body(2 << 20)},
+		{OpID: "huge", Kind: sharevat.KindEvent, Body: body(9 << 20)},
+	}
+	_, err := o.Enqueue(ctx, ops...)
+	require.NoError(t, err)
+	require.NoError(t, o.Flush(ctx, fastRedeemer(t, tv.URL, token)))
+
+	res, err := o.Results("alone", "body", "huge")
+	require.NoError(t, err)
+	assert.Equal(t, client.OpDone, res[0].State, "over the outbox's batch size: sent alone")
+	for _, r := range res[1:] {
+		assert.Equal(t, client.OpFailed, r.State, r.OpID)
+		assert.Equal(t, sharevat.ReasonTooLarge, r.Reason, r.OpID)
+	}
+	assert.Equal(t, "body is 2097152 bytes; limit is 1048576", res[1].Message, "the server's answer")
+	assert.Equal(t, "body is 9437184 bytes; limit is 1048576; not sent: over the server's limits", res[2].Message)
+	var sent []string
+	for _, b := range tv.Store.received() {
+		for _, op := range b.Ops {
+			sent = append(sent, op.OpID)
+		}
+	}
+	assert.Equal(t, []string{"alone", "body"}, sent, "the op over the server's largest append was never sent")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"sharevat"
 )
 
 // RedeemerOptions tune a Redeemer; the zero value is fine.
@@ -157,4 +159,16 @@ func closed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// limits returns the append limits of the vat that sh lives on, while
+// sh is the Redeemer's live Share.
+func (r *Redeemer) limits(ctx context.Context, sh *Share) (sharevat.Limits, error) {
+	r.mu.Lock()
+	conn, live := r.conn, r.share == sh
+	r.mu.Unlock()
+	if !live || conn == nil {
+		return sharevat.Limits{}, sharevat.Errorf(sharevat.EUnavailable, "the connection is gone")
+	}
+	return conn.Limits(ctx)
 }

@@ -240,6 +240,24 @@ interface Vault {
   ping @3 () -> ();
   # Does nothing and answers at once: a liveness probe, and the floor
   # that `sharevat bench` measures RPC calls against.
+
+  limits @4 () -> (limits :Limits);
+  # The append limits this server enforces (its serve flags), so that a
+  # client can refuse, with the server's own words, an op it could never
+  # deliver (one bigger than maxBatchBytes does not fit in a message the
+  # server reads) instead of sending it. An older server answers
+  # unimplemented: send as before.
+}
+
+struct Limits {
+  # The append limits of a server; an op or batch over one is rejected
+  # tooLarge, per op, with a message naming the limit.
+  maxBodyBytes @0 :UInt32;    # largest op body, in bytes
+  maxOpsPerBatch @1 :UInt32;  # most ops in one append
+  maxBatchBytes @2 :UInt32;   # largest append: the sum of its ops' sizes
+  maxOpIdLen @3 :UInt32;      # longest op id (and batch id), in bytes
+  maxKeyLen @4 :UInt32;       # longest key, in bytes
+  maxDependsOn @5 :UInt32;    # most dependencies of one op
 }
 
 interface Admin {

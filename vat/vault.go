@@ -161,3 +161,18 @@ func (s *vault) Ping(ctx context.Context, call schema.Vault_ping) error {
 	call.Go()
 	return nil
 }
+
+// Limits answers the append limits this vat enforces; it needs no
+// authority.
+func (s *vault) Limits(ctx context.Context, call schema.Vault_limits) error {
+	res, err := call.AllocResults()
+	if err != nil {
+		return err
+	}
+	lim, err := res.NewLimits()
+	if err != nil {
+		return err
+	}
+	wire.SetLimits(lim, s.vat.cfg.Limits)
+	return nil
+}

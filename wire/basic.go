@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"math"
 	"time"
 
 	"sharevat"
@@ -81,4 +82,28 @@ func invalid(what string, err error) error {
 		return nil
 	}
 	return sharevat.Errorf(sharevat.EInvalid, "malformed %s", what)
+}
+
+// SetLimits writes lim into dst.
+func SetLimits(dst schema.Limits, lim sharevat.Limits) {
+	dst.SetMaxBodyBytes(clampU32(lim.MaxBodyBytes))
+	dst.SetMaxOpsPerBatch(clampU32(lim.MaxOpsPerBatch))
+	dst.SetMaxBatchBytes(clampU32(lim.MaxBatchBytes))
+	dst.SetMaxOpIdLen(clampU32(lim.MaxOpIDLen))
+	dst.SetMaxKeyLen(clampU32(lim.MaxKeyLen))
+	dst.SetMaxDependsOn(clampU32(lim.MaxDependsOn))
+}
+
+// ReadLimits reads the limits a server sent.
+func ReadLimits(src schema.Limits) sharevat.Limits {
+	return sharevat.Limits{
+		MaxBodyBytes: int(src.MaxBodyBytes()), MaxOpsPerBatch: int(src.MaxOpsPerBatch()),
+		MaxBatchBytes: int(src.MaxBatchBytes()), MaxOpIDLen: int(src.MaxOpIdLen()),
+		MaxKeyLen: int(src.MaxKeyLen()), MaxDependsOn: int(src.MaxDependsOn()),
+	}
+}
+
+// clampU32 fits a non-negative int into a UInt32 field.
+func clampU32(n int) uint32 {
+	return uint32(min(max(n, 0), math.MaxUint32))
 }

@@ -219,6 +219,9 @@ func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, o
 		return err
 	}
 	ids, err := ob.Enqueue(ctx, ops...)
+	if sharevat.ErrorCode(err) == sharevat.ETooLarge {
+		return &rejectedError{n: 1, msg: sharevat.ErrorMessage(err) + "; nothing was stored"}
+	}
 	if err != nil {
 		return err
 	}

@@ -53,3 +53,22 @@ func TestAppendProgress(t *testing.T) {
 	assert.Equal(t, "applied 2000, duplicate 0, rejected 0; head is 4000\n", out)
 	assert.Empty(t, stderr, "no terminal: no progress")
 }
+
+// TestOversizedOpsExit4 (issue 9): an op over the server's body limit
+// and one too big to send at all both exit 4, each reported as rejected
+// tooLarge with the server's real limit (its --max-body-bytes, asked of
+// the server), not the outbox's batch size.
+func TestOversizedOpsExit4(t *testing.T) {
+	srv := startServer(t, t.TempDir(), "--max-body-bytes", "1000000")
+	owner := createShare(t, srv)
+	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, obNoExitSleep}
+	op := func(id string, n int) string {
+		return `{"op_id":"` + id + `","kind":"event","body":"` + strings.Repeat("x", n) + `"}` + "\n"
+	}
+	for name, n := range map[string]int{"2 MB": 2_000_000, "10 MB": 10_000_000} {
+		out, stderr, code := cli(t, op("big", n), env, "append")
+		assert.Equal(t, 4, code, "%s: %s", name, stderr)
+		assert.Regexp(t, `(?m)^  big rejected: tooLarge \(body is \d+ bytes; limit is 1000000`, out, name)
+		assert.Equal(t, "sharevat: 1 op(s) rejected\n", stderr, name)
+	}
+}

@@ -31,10 +31,19 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// rejectedError marks an append some of whose ops were rejected (exit 4).
-type rejectedError struct{ n int }
+// rejectedError marks an append some of whose ops were rejected (exit 4);
+// msg, when set, says why.
+type rejectedError struct {
+	n   int
+	msg string
+}
 
-func (e *rejectedError) Error() string { return fmt.Sprintf("%d op(s) rejected", e.n) }
+func (e *rejectedError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return fmt.Sprintf("%d op(s) rejected", e.n)
+}
 
 // exitCode maps an error to the process exit code.
 func exitCode(err error) int {

@@ -972,6 +972,49 @@ export class Vault_Ping$Results$Promise {
         return await this.pipeline.struct();
     }
 }
+export class Vault_Limits$Params extends $.Struct {
+    static _capnp = {
+        displayName: "limits$Params",
+        id: "e686eb7e2b594792",
+        size: new $.ObjectSize(0, 0),
+    };
+    toString() { return "Vault_Limits$Params_" + super.toString(); }
+}
+export class Vault_Limits$Results extends $.Struct {
+    static _capnp = {
+        displayName: "limits$Results",
+        id: "e3cdefa32d23db9f",
+        size: new $.ObjectSize(0, 1),
+    };
+    _adoptLimits(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownLimits() {
+        return $.utils.disown(this.limits);
+    }
+    get limits() {
+        return $.utils.getStruct(0, Limits, this);
+    }
+    _hasLimits() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initLimits() {
+        return $.utils.initStructAt(0, Limits, this);
+    }
+    set limits(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    toString() { return "Vault_Limits$Results_" + super.toString(); }
+}
+export class Vault_Limits$Results$Promise {
+    pipeline;
+    constructor(pipeline) {
+        this.pipeline = pipeline;
+    }
+    async promise() {
+        return await this.pipeline.struct();
+    }
+}
 export class Vault$Client {
     client;
     static interfaceId = 0x9c9171a2ddb6acfen;
@@ -1010,6 +1053,14 @@ export class Vault$Client {
             methodId: 3,
             interfaceName: "sharevat.capnp:Vault",
             methodName: "ping"
+        },
+        {
+            ParamsClass: Vault_Limits$Params,
+            ResultsClass: Vault_Limits$Results,
+            interfaceId: Vault$Client.interfaceId,
+            methodId: 4,
+            interfaceName: "sharevat.capnp:Vault",
+            methodName: "limits"
         }
     ];
     /**
@@ -1064,6 +1115,22 @@ export class Vault$Client {
         const pipeline = new $.Pipeline(Vault_Ping$Results, answer);
         return new Vault_Ping$Results$Promise(pipeline);
     }
+    /**
+* The append limits this server enforces (its serve flags), so that a
+* client can refuse, with the server's own words, an op it could never
+* deliver (one bigger than maxBatchBytes does not fit in a message the
+* server reads) instead of sending it. An older server answers
+* unimplemented: send as before.
+*
+*/
+    limits(paramsFunc) {
+        const answer = this.client.call({
+            method: Vault$Client.methods[4],
+            paramsFunc: paramsFunc
+        });
+        const pipeline = new $.Pipeline(Vault_Limits$Results, answer);
+        return new Vault_Limits$Results$Promise(pipeline);
+    }
 }
 $.Registry.register(Vault$Client.interfaceId, Vault$Client);
 export class Vault$Server extends $.Server {
@@ -1085,6 +1152,10 @@ export class Vault$Server extends $.Server {
             {
                 ...Vault$Client.methods[3],
                 impl: target.ping
+            },
+            {
+                ...Vault$Client.methods[4],
+                impl: target.limits
             }
         ]);
         this.target = target;
@@ -1106,6 +1177,79 @@ export class Vault extends $.Interface {
         size: new $.ObjectSize(0, 0),
     };
     toString() { return "Vault_" + super.toString(); }
+}
+/**
+* The append limits of a server; an op or batch over one is rejected
+* tooLarge, per op, with a message naming the limit.
+*
+*/
+export class Limits extends $.Struct {
+    static _capnp = {
+        displayName: "Limits",
+        id: "f18c88f1d997e086",
+        size: new $.ObjectSize(24, 0),
+    };
+    /**
+* largest op body, in bytes
+*
+*/
+    get maxBodyBytes() {
+        return $.utils.getUint32(0, this);
+    }
+    set maxBodyBytes(value) {
+        $.utils.setUint32(0, value, this);
+    }
+    /**
+* most ops in one append
+*
+*/
+    get maxOpsPerBatch() {
+        return $.utils.getUint32(4, this);
+    }
+    set maxOpsPerBatch(value) {
+        $.utils.setUint32(4, value, this);
+    }
+    /**
+* largest append: the sum of its ops' sizes
+*
+*/
+    get maxBatchBytes() {
+        return $.utils.getUint32(8, this);
+    }
+    set maxBatchBytes(value) {
+        $.utils.setUint32(8, value, this);
+    }
+    /**
+* longest op id (and batch id), in bytes
+*
+*/
+    get maxOpIdLen() {
+        return $.utils.getUint32(12, this);
+    }
+    set maxOpIdLen(value) {
+        $.utils.setUint32(12, value, this);
+    }
+    /**
+* longest key, in bytes
+*
+*/
+    get maxKeyLen() {
+        return $.utils.getUint32(16, this);
+    }
+    set maxKeyLen(value) {
+        $.utils.setUint32(16, value, this);
+    }
+    /**
+* most dependencies of one op
+*
+*/
+    get maxDependsOn() {
+        return $.utils.getUint32(20, this);
+    }
+    set maxDependsOn(value) {
+        $.utils.setUint32(20, value, this);
+    }
+    toString() { return "Limits_" + super.toString(); }
 }
 export class Admin_CreateShare$Params extends $.Struct {
     static _capnp = {

@@ -8,6 +8,24 @@ import (
 	"sharevat"
 )
 
+// CheckOp runs the checks of one op that need no state — its id's form
+// (check 0), and its limits and well-formedness (check 5) as if it were
+// alone in a batch — and returns the reason and message a server with
+// limits lim would answer, or ReasonNone. A client uses it to refuse, in
+// the server's words, an op it could never deliver.
+func CheckOp(op *sharevat.Op, lim sharevat.Limits) (sharevat.Reason, string) {
+	if msg := checkOpID(op.OpID, lim); msg != "" {
+		return sharevat.ReasonInvalid, msg
+	}
+	reason, msg := checkOp(op, lim, "")
+	if reason == sharevat.ReasonNone {
+		if n := op.Size(); n > lim.MaxBatchBytes {
+			return sharevat.ReasonTooLarge, fmt.Sprintf("op is %d bytes; limit is %d per batch", n, lim.MaxBatchBytes)
+		}
+	}
+	return reason, msg
+}
+
 // checkOpID runs check 0: the op id's form. It returns why the id is
 // malformed, or "".
 func checkOpID(id string, lim sharevat.Limits) string {
