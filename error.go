@@ -37,12 +37,16 @@ const (
 	// restore from a backup. Retrying does not help. Details (which share,
 	// which cursor) are only logged.
 	ECorrupt Code = "corrupt"
+	// ECompacted: a read or subscription asked for ops a compaction
+	// dropped; the message names the earliest cursor still readable. Take
+	// the snapshot and follow from that cursor.
+	ECompacted Code = "compacted"
 )
 
 // Codes lists every code, in release order.
 var Codes = []Code{
 	EUnauthorized, EPermissionDenied, ERevoked, EInvalid, EConflict,
-	ENotFound, ETooLarge, EUnavailable, EInternal, ECorrupt,
+	ENotFound, ETooLarge, EUnavailable, EInternal, ECorrupt, ECompacted,
 }
 
 // Sentinel errors, one per code, for errors.Is.
@@ -57,6 +61,7 @@ var (
 	ErrUnavailable      = &Error{Code: EUnavailable, Message: "unavailable"}
 	ErrInternal         = &Error{Code: EInternal, Message: "internal error"}
 	ErrCorrupt          = &Error{Code: ECorrupt, Message: "stored data failed its integrity check; the operator must restore from a backup"}
+	ErrCompacted        = &Error{Code: ECompacted, Message: "compacted"}
 )
 
 // Error is the domain error. Its Message is safe to show to a peer: it must

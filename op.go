@@ -127,9 +127,10 @@ const (
 	ReasonConflict                 // expectedCursor is not the head
 	ReasonInvalid                  // bad kind, key, body or op id
 	ReasonTooLarge                 // op or batch over a configured limit
+	ReasonSecret                   // a secret-shaped string, under the share's privacy policy reject
 )
 
-var reasonNames = [...]string{"", "idReused", "staleEpoch", "missingDependency", "conflict", "invalid", "tooLarge"}
+var reasonNames = [...]string{"", "idReused", "staleEpoch", "missingDependency", "conflict", "invalid", "tooLarge", "secret"}
 
 // String returns the reason's wire name ("staleEpoch"), or "" for none.
 func (r Reason) String() string {
@@ -156,6 +157,7 @@ type Ack struct {
 	Applied    int
 	Duplicates int
 	Rejected   int
+	Redacted   int // secret-shaped strings the privacy guard replaced in this batch
 }
 
 // Count fills Applied, Duplicates and Rejected from Results.

@@ -96,10 +96,11 @@ type LogStore interface {
 
 // AppendRequest is one batch bound for one share.
 type AppendRequest struct {
-	Share  ShareID
-	Batch  *Batch
-	Limits Limits
-	Now    time.Time
+	Share   ShareID
+	Batch   *Batch
+	Limits  Limits
+	Now     time.Time
+	Privacy Privacy // the share's policy for secret-shaped strings in bodies
 }
 
 // AuditStore keeps the audit log.

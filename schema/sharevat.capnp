@@ -40,8 +40,11 @@
 #   internal          a bug on the server; details are only in its log
 #   corrupt           stored data failed its integrity check; retrying
 #                     does not help
-# Not domain errors: methods not implemented yet (Share.fork, children,
-# delete) and methods this server does not know answer an exception of
+#   compacted         a read or subscription asked for ops a compaction
+#                     dropped; the message names the earliest cursor
+#                     still readable: take the snapshot, follow from there
+# Not domain errors: methods this server does not implement yet (see
+# docs/design.md §13) and methods it does not know answer an exception of
 # type "unimplemented". A rejected op of an append is not an error either:
 # it is a Reason in the Ack. Transport limits close the WebSocket with a
 # close code instead (docs/design.md §7).
@@ -102,6 +105,7 @@ struct Meta {
   status @4 :Status;
   createdAt @5 :Int64;
   updatedAt @6 :Int64;
+  statusAt @7 :Int64;        # when status last changed (server-set; 0: never set)
 }
 
 struct ShareInfo {
@@ -109,6 +113,43 @@ struct ShareInfo {
   meta @1 :Meta;
   epoch @2 :UInt64;
   head @3 :UInt64;
+  parentId @4 :Text;         # the share this one was forked from ("" for none)
+  forkCursor @5 :UInt64;     # the parent's cursor it was forked at
+  deleted @6 :Bool;          # in Admin.list: a deleted share (its id is never reused)
+  earliest @7 :UInt64;       # the earliest cursor still readable (1 unless compacted)
+}
+
+struct ListFilter {
+  # Admin.list: every set field must match; unset or "" matches any.
+  projectId @0 :Text;
+  directory @1 :Text;
+  status @2 :Status;         # unset: any
+  parentId @3 :Text;
+  limit @4 :UInt32;          # at most this many (0: the server's page size, 100; at most 1000)
+  pageToken @5 :Text;        # from the previous page's nextPageToken; "" for the first
+  withDeleted @6 :Bool;      # include deleted shares
+}
+
+struct ShareStatus {
+  id @0 :Text;
+  status @1 :Status;
+  statusAt @2 :Int64;
+  title @3 :Text;
+}
+
+enum Privacy {
+  redact @0;   # the default: a secret-shaped match is replaced by [REDACTED:<rule>] before anything is written
+  reject @1;   # an op with a match is rejected with reason secret
+  off @2;      # no scan
+}
+
+struct Settings {
+  # A share's settings (Share.settings, Share.configure).
+  privacy @0 :Privacy;
+  retainOps @1 :UInt64;      # keep at least the last N ops readable; 0: no limit by count
+  retainSeconds @2 :Int64;   # keep at least the ops of the last D seconds; 0: no limit by age
+  # With either set, the vat compacts (Share.compact) older ops in the
+  # background; with both set, an op goes once both allow it.
 }
 
 struct Access {
@@ -159,6 +200,7 @@ enum Reason {
   conflict @4;
   invalid @5;
   tooLarge @6;
+  secret @7;        # the op carries a secret-shaped string and the share's privacy policy is reject
 }
 
 struct OpResult {
@@ -175,6 +217,7 @@ struct Ack {
   applied @2 :UInt32;
   duplicates @3 :UInt32;
   rejected @4 :UInt32;
+  redacted @5 :UInt32;       # secret-shaped strings replaced by [REDACTED:<rule>] in this batch
 }
 
 struct LogEntry {
@@ -264,12 +307,17 @@ interface Admin {
   createShare @0 (meta :Meta) -> (share :Share, owner :Minted, info :ShareInfo);
   # Creates a share; its owner token holds every right.
 
-  list @1 () -> (shares :List(ShareInfo));
+  list @1 (filter :ListFilter) -> (shares :List(ShareInfo), nextPageToken :Text);
+  # Newest update first (then id); a null filter lists every live share,
+  # the first page. nextPageToken is "" on the last page.
 
   resetOwner @2 (shareId :Text) -> (owner :Minted, epoch :UInt64);
   # Bumps the share's epoch (every earlier token of it dies) and mints a
   # new owner token: the way back when an owner token is lost, or the
   # reply to Share.bumpEpoch was.
+
+  statuses @3 () -> (statuses :List(ShareStatus));
+  # The status of every live share (opencode's /session/status).
 }
 
 interface Share {
@@ -296,8 +344,29 @@ interface Share {
   grants @7 () -> (grants :List(GrantInfo));                   # the delegation tree
   save @8 (ttlSeconds :Int64, label :Text) -> (minted :Minted); # needs delegate
   fork @9 (atCursor :UInt64, meta :Meta) -> (share :Share, owner :Minted, info :ShareInfo);
-  children @10 () -> (shares :List(ShareInfo));
+  # Needs read. A new share whose log is this share's ops 1..atCursor
+  # (same op ids, batch ids, kinds, keys, bodies, order; cursors
+  # 1..atCursor), its state this share's state at atCursor; it records
+  # this share as its parent. meta's set fields override the parent's
+  # (title, project, directory, version). The caller gets the new
+  # share's owner token. atCursor past the head is invalid; before the
+  # earliest readable cursor (after a compaction) is compacted.
+  children @10 () -> (shares :List(ShareInfo));                # needs read
+  # The live shares forked from this one, oldest first.
   delete @11 () -> ();                                         # needs admin
+  # Deletes the share: every grant of it dies at once (live capabilities
+  # answer "revoked", subscriptions end with "revoked"), its log, state
+  # and op-id index are removed; its id is never reused, its audit
+  # records stay, its children live on.
+  settings @12 () -> (settings :Settings);                     # needs read
+  configure @13 (settings :Settings) -> (settings :Settings);  # needs admin
+  # Replaces the share's settings and answers them as stored.
+  compact @14 (beforeCursor :UInt64) -> (earliest :UInt64);    # needs admin
+  # Drops the ops before beforeCursor (bodies and entries), keeping the
+  # materialized state exact and the op-id index whole: a late retry of a
+  # compacted op is still answered duplicate at its cursor. Reads and
+  # subscriptions from before the answer's earliest cursor then fail with
+  # "compacted: …" naming it; take the snapshot and follow from there.
 }
 
 interface Appender {

@@ -169,12 +169,12 @@ type Meta capnp.Struct
 const Meta_TypeID = 0xb018348ca8240143
 
 func NewMeta(s *capnp.Segment) (Meta, error) {
-	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 24, PointerCount: 4})
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 32, PointerCount: 4})
 	return Meta(st), err
 }
 
 func NewRootMeta(s *capnp.Segment) (Meta, error) {
-	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 24, PointerCount: 4})
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 32, PointerCount: 4})
 	return Meta(st), err
 }
 
@@ -306,12 +306,20 @@ func (s Meta) SetUpdatedAt(v int64) {
 	capnp.Struct(s).SetUint64(16, uint64(v))
 }
 
+func (s Meta) StatusAt() int64 {
+	return int64(capnp.Struct(s).Uint64(24))
+}
+
+func (s Meta) SetStatusAt(v int64) {
+	capnp.Struct(s).SetUint64(24, uint64(v))
+}
+
 // Meta_List is a list of Meta.
 type Meta_List = capnp.StructList[Meta]
 
 // NewMeta creates a new list of Meta.
 func NewMeta_List(s *capnp.Segment, sz int32) (Meta_List, error) {
-	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 24, PointerCount: 4}, sz)
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 32, PointerCount: 4}, sz)
 	return capnp.StructList[Meta](l), err
 }
 
@@ -329,12 +337,12 @@ type ShareInfo capnp.Struct
 const ShareInfo_TypeID = 0xed931198571aaad0
 
 func NewShareInfo(s *capnp.Segment) (ShareInfo, error) {
-	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 16, PointerCount: 2})
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 40, PointerCount: 3})
 	return ShareInfo(st), err
 }
 
 func NewRootShareInfo(s *capnp.Segment) (ShareInfo, error) {
-	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 16, PointerCount: 2})
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 40, PointerCount: 3})
 	return ShareInfo(st), err
 }
 
@@ -428,12 +436,54 @@ func (s ShareInfo) SetHead(v uint64) {
 	capnp.Struct(s).SetUint64(8, v)
 }
 
+func (s ShareInfo) ParentId() (string, error) {
+	p, err := capnp.Struct(s).Ptr(2)
+	return p.Text(), err
+}
+
+func (s ShareInfo) HasParentId() bool {
+	return capnp.Struct(s).HasPtr(2)
+}
+
+func (s ShareInfo) ParentIdBytes() ([]byte, error) {
+	p, err := capnp.Struct(s).Ptr(2)
+	return p.TextBytes(), err
+}
+
+func (s ShareInfo) SetParentId(v string) error {
+	return capnp.Struct(s).SetText(2, v)
+}
+
+func (s ShareInfo) ForkCursor() uint64 {
+	return capnp.Struct(s).Uint64(16)
+}
+
+func (s ShareInfo) SetForkCursor(v uint64) {
+	capnp.Struct(s).SetUint64(16, v)
+}
+
+func (s ShareInfo) Deleted() bool {
+	return capnp.Struct(s).Bit(192)
+}
+
+func (s ShareInfo) SetDeleted(v bool) {
+	capnp.Struct(s).SetBit(192, v)
+}
+
+func (s ShareInfo) Earliest() uint64 {
+	return capnp.Struct(s).Uint64(32)
+}
+
+func (s ShareInfo) SetEarliest(v uint64) {
+	capnp.Struct(s).SetUint64(32, v)
+}
+
 // ShareInfo_List is a list of ShareInfo.
 type ShareInfo_List = capnp.StructList[ShareInfo]
 
 // NewShareInfo creates a new list of ShareInfo.
 func NewShareInfo_List(s *capnp.Segment, sz int32) (ShareInfo_List, error) {
-	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 16, PointerCount: 2}, sz)
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 40, PointerCount: 3}, sz)
 	return capnp.StructList[ShareInfo](l), err
 }
 
@@ -446,6 +496,419 @@ func (f ShareInfo_Future) Struct() (ShareInfo, error) {
 }
 func (p ShareInfo_Future) Meta() Meta_Future {
 	return Meta_Future{Future: p.Future.Field(1, nil)}
+}
+
+type ListFilter capnp.Struct
+
+// ListFilter_TypeID is the unique identifier for the type ListFilter.
+const ListFilter_TypeID = 0xec6cf298e37025cc
+
+func NewListFilter(s *capnp.Segment) (ListFilter, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 8, PointerCount: 4})
+	return ListFilter(st), err
+}
+
+func NewRootListFilter(s *capnp.Segment) (ListFilter, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 8, PointerCount: 4})
+	return ListFilter(st), err
+}
+
+func ReadRootListFilter(msg *capnp.Message) (ListFilter, error) {
+	root, err := msg.Root()
+	return ListFilter(root.Struct()), err
+}
+
+func (s ListFilter) String() string {
+	str, _ := text.Marshal(0xec6cf298e37025cc, capnp.Struct(s))
+	return str
+}
+
+func (s ListFilter) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (ListFilter) DecodeFromPtr(p capnp.Ptr) ListFilter {
+	return ListFilter(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s ListFilter) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s ListFilter) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s ListFilter) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s ListFilter) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s ListFilter) ProjectId() (string, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return p.Text(), err
+}
+
+func (s ListFilter) HasProjectId() bool {
+	return capnp.Struct(s).HasPtr(0)
+}
+
+func (s ListFilter) ProjectIdBytes() ([]byte, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return p.TextBytes(), err
+}
+
+func (s ListFilter) SetProjectId(v string) error {
+	return capnp.Struct(s).SetText(0, v)
+}
+
+func (s ListFilter) Directory() (string, error) {
+	p, err := capnp.Struct(s).Ptr(1)
+	return p.Text(), err
+}
+
+func (s ListFilter) HasDirectory() bool {
+	return capnp.Struct(s).HasPtr(1)
+}
+
+func (s ListFilter) DirectoryBytes() ([]byte, error) {
+	p, err := capnp.Struct(s).Ptr(1)
+	return p.TextBytes(), err
+}
+
+func (s ListFilter) SetDirectory(v string) error {
+	return capnp.Struct(s).SetText(1, v)
+}
+
+func (s ListFilter) Status() Status {
+	return Status(capnp.Struct(s).Uint16(0))
+}
+
+func (s ListFilter) SetStatus(v Status) {
+	capnp.Struct(s).SetUint16(0, uint16(v))
+}
+
+func (s ListFilter) ParentId() (string, error) {
+	p, err := capnp.Struct(s).Ptr(2)
+	return p.Text(), err
+}
+
+func (s ListFilter) HasParentId() bool {
+	return capnp.Struct(s).HasPtr(2)
+}
+
+func (s ListFilter) ParentIdBytes() ([]byte, error) {
+	p, err := capnp.Struct(s).Ptr(2)
+	return p.TextBytes(), err
+}
+
+func (s ListFilter) SetParentId(v string) error {
+	return capnp.Struct(s).SetText(2, v)
+}
+
+func (s ListFilter) Limit() uint32 {
+	return capnp.Struct(s).Uint32(4)
+}
+
+func (s ListFilter) SetLimit(v uint32) {
+	capnp.Struct(s).SetUint32(4, v)
+}
+
+func (s ListFilter) PageToken() (string, error) {
+	p, err := capnp.Struct(s).Ptr(3)
+	return p.Text(), err
+}
+
+func (s ListFilter) HasPageToken() bool {
+	return capnp.Struct(s).HasPtr(3)
+}
+
+func (s ListFilter) PageTokenBytes() ([]byte, error) {
+	p, err := capnp.Struct(s).Ptr(3)
+	return p.TextBytes(), err
+}
+
+func (s ListFilter) SetPageToken(v string) error {
+	return capnp.Struct(s).SetText(3, v)
+}
+
+func (s ListFilter) WithDeleted() bool {
+	return capnp.Struct(s).Bit(16)
+}
+
+func (s ListFilter) SetWithDeleted(v bool) {
+	capnp.Struct(s).SetBit(16, v)
+}
+
+// ListFilter_List is a list of ListFilter.
+type ListFilter_List = capnp.StructList[ListFilter]
+
+// NewListFilter creates a new list of ListFilter.
+func NewListFilter_List(s *capnp.Segment, sz int32) (ListFilter_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 8, PointerCount: 4}, sz)
+	return capnp.StructList[ListFilter](l), err
+}
+
+// ListFilter_Future is a wrapper for a ListFilter promised by a client call.
+type ListFilter_Future struct{ *capnp.Future }
+
+func (f ListFilter_Future) Struct() (ListFilter, error) {
+	p, err := f.Future.Ptr()
+	return ListFilter(p.Struct()), err
+}
+
+type ShareStatus capnp.Struct
+
+// ShareStatus_TypeID is the unique identifier for the type ShareStatus.
+const ShareStatus_TypeID = 0xfe687b6009ed4e6a
+
+func NewShareStatus(s *capnp.Segment) (ShareStatus, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 16, PointerCount: 2})
+	return ShareStatus(st), err
+}
+
+func NewRootShareStatus(s *capnp.Segment) (ShareStatus, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 16, PointerCount: 2})
+	return ShareStatus(st), err
+}
+
+func ReadRootShareStatus(msg *capnp.Message) (ShareStatus, error) {
+	root, err := msg.Root()
+	return ShareStatus(root.Struct()), err
+}
+
+func (s ShareStatus) String() string {
+	str, _ := text.Marshal(0xfe687b6009ed4e6a, capnp.Struct(s))
+	return str
+}
+
+func (s ShareStatus) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (ShareStatus) DecodeFromPtr(p capnp.Ptr) ShareStatus {
+	return ShareStatus(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s ShareStatus) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s ShareStatus) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s ShareStatus) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s ShareStatus) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s ShareStatus) Id() (string, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return p.Text(), err
+}
+
+func (s ShareStatus) HasId() bool {
+	return capnp.Struct(s).HasPtr(0)
+}
+
+func (s ShareStatus) IdBytes() ([]byte, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return p.TextBytes(), err
+}
+
+func (s ShareStatus) SetId(v string) error {
+	return capnp.Struct(s).SetText(0, v)
+}
+
+func (s ShareStatus) Status() Status {
+	return Status(capnp.Struct(s).Uint16(0))
+}
+
+func (s ShareStatus) SetStatus(v Status) {
+	capnp.Struct(s).SetUint16(0, uint16(v))
+}
+
+func (s ShareStatus) StatusAt() int64 {
+	return int64(capnp.Struct(s).Uint64(8))
+}
+
+func (s ShareStatus) SetStatusAt(v int64) {
+	capnp.Struct(s).SetUint64(8, uint64(v))
+}
+
+func (s ShareStatus) Title() (string, error) {
+	p, err := capnp.Struct(s).Ptr(1)
+	return p.Text(), err
+}
+
+func (s ShareStatus) HasTitle() bool {
+	return capnp.Struct(s).HasPtr(1)
+}
+
+func (s ShareStatus) TitleBytes() ([]byte, error) {
+	p, err := capnp.Struct(s).Ptr(1)
+	return p.TextBytes(), err
+}
+
+func (s ShareStatus) SetTitle(v string) error {
+	return capnp.Struct(s).SetText(1, v)
+}
+
+// ShareStatus_List is a list of ShareStatus.
+type ShareStatus_List = capnp.StructList[ShareStatus]
+
+// NewShareStatus creates a new list of ShareStatus.
+func NewShareStatus_List(s *capnp.Segment, sz int32) (ShareStatus_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 16, PointerCount: 2}, sz)
+	return capnp.StructList[ShareStatus](l), err
+}
+
+// ShareStatus_Future is a wrapper for a ShareStatus promised by a client call.
+type ShareStatus_Future struct{ *capnp.Future }
+
+func (f ShareStatus_Future) Struct() (ShareStatus, error) {
+	p, err := f.Future.Ptr()
+	return ShareStatus(p.Struct()), err
+}
+
+type Privacy uint16
+
+// Privacy_TypeID is the unique identifier for the type Privacy.
+const Privacy_TypeID = 0xedd60bdfde31f1b0
+
+// Values of Privacy.
+const (
+	Privacy_redact Privacy = 0
+	Privacy_reject Privacy = 1
+	Privacy_off    Privacy = 2
+)
+
+// String returns the enum's constant name.
+func (c Privacy) String() string {
+	switch c {
+	case Privacy_redact:
+		return "redact"
+	case Privacy_reject:
+		return "reject"
+	case Privacy_off:
+		return "off"
+
+	default:
+		return ""
+	}
+}
+
+// PrivacyFromString returns the enum value with a name,
+// or the zero value if there's no such value.
+func PrivacyFromString(c string) Privacy {
+	switch c {
+	case "redact":
+		return Privacy_redact
+	case "reject":
+		return Privacy_reject
+	case "off":
+		return Privacy_off
+
+	default:
+		return 0
+	}
+}
+
+type Privacy_List = capnp.EnumList[Privacy]
+
+func NewPrivacy_List(s *capnp.Segment, sz int32) (Privacy_List, error) {
+	return capnp.NewEnumList[Privacy](s, sz)
+}
+
+type Settings capnp.Struct
+
+// Settings_TypeID is the unique identifier for the type Settings.
+const Settings_TypeID = 0x99b5935e81ecc991
+
+func NewSettings(s *capnp.Segment) (Settings, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 24, PointerCount: 0})
+	return Settings(st), err
+}
+
+func NewRootSettings(s *capnp.Segment) (Settings, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 24, PointerCount: 0})
+	return Settings(st), err
+}
+
+func ReadRootSettings(msg *capnp.Message) (Settings, error) {
+	root, err := msg.Root()
+	return Settings(root.Struct()), err
+}
+
+func (s Settings) String() string {
+	str, _ := text.Marshal(0x99b5935e81ecc991, capnp.Struct(s))
+	return str
+}
+
+func (s Settings) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Settings) DecodeFromPtr(p capnp.Ptr) Settings {
+	return Settings(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Settings) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Settings) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Settings) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Settings) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s Settings) Privacy() Privacy {
+	return Privacy(capnp.Struct(s).Uint16(0))
+}
+
+func (s Settings) SetPrivacy(v Privacy) {
+	capnp.Struct(s).SetUint16(0, uint16(v))
+}
+
+func (s Settings) RetainOps() uint64 {
+	return capnp.Struct(s).Uint64(8)
+}
+
+func (s Settings) SetRetainOps(v uint64) {
+	capnp.Struct(s).SetUint64(8, v)
+}
+
+func (s Settings) RetainSeconds() int64 {
+	return int64(capnp.Struct(s).Uint64(16))
+}
+
+func (s Settings) SetRetainSeconds(v int64) {
+	capnp.Struct(s).SetUint64(16, uint64(v))
+}
+
+// Settings_List is a list of Settings.
+type Settings_List = capnp.StructList[Settings]
+
+// NewSettings creates a new list of Settings.
+func NewSettings_List(s *capnp.Segment, sz int32) (Settings_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 24, PointerCount: 0}, sz)
+	return capnp.StructList[Settings](l), err
+}
+
+// Settings_Future is a wrapper for a Settings promised by a client call.
+type Settings_Future struct{ *capnp.Future }
+
+func (f Settings_Future) Struct() (Settings, error) {
+	p, err := f.Future.Ptr()
+	return Settings(p.Struct()), err
 }
 
 type Access capnp.Struct
@@ -981,6 +1444,7 @@ const (
 	Reason_conflict          Reason = 4
 	Reason_invalid           Reason = 5
 	Reason_tooLarge          Reason = 6
+	Reason_secret            Reason = 7
 )
 
 // String returns the enum's constant name.
@@ -1000,6 +1464,8 @@ func (c Reason) String() string {
 		return "invalid"
 	case Reason_tooLarge:
 		return "tooLarge"
+	case Reason_secret:
+		return "secret"
 
 	default:
 		return ""
@@ -1024,6 +1490,8 @@ func ReasonFromString(c string) Reason {
 		return Reason_invalid
 	case "tooLarge":
 		return Reason_tooLarge
+	case "secret":
+		return Reason_secret
 
 	default:
 		return 0
@@ -1260,6 +1728,14 @@ func (s Ack) Rejected() uint32 {
 
 func (s Ack) SetRejected(v uint32) {
 	capnp.Struct(s).SetUint32(16, v)
+}
+
+func (s Ack) Redacted() uint32 {
+	return capnp.Struct(s).Uint32(20)
+}
+
+func (s Ack) SetRedacted(v uint32) {
+	capnp.Struct(s).SetUint32(20, v)
 }
 
 // Ack_List is a list of Ack.
@@ -3273,7 +3749,7 @@ func (c Admin) List(ctx context.Context, params func(Admin_list_Params) error) (
 		},
 	}
 	if params != nil {
-		s.ArgsSize = capnp.ObjectSize{DataSize: 0, PointerCount: 0}
+		s.ArgsSize = capnp.ObjectSize{DataSize: 0, PointerCount: 1}
 		s.PlaceArgs = func(s capnp.Struct) error { return params(Admin_list_Params(s)) }
 	}
 
@@ -3299,6 +3775,26 @@ func (c Admin) ResetOwner(ctx context.Context, params func(Admin_resetOwner_Para
 
 	ans, release := capnp.Client(c).SendCall(ctx, s)
 	return Admin_resetOwner_Results_Future{Future: ans.Future()}, release
+
+}
+
+func (c Admin) Statuses(ctx context.Context, params func(Admin_statuses_Params) error) (Admin_statuses_Results_Future, capnp.ReleaseFunc) {
+
+	s := capnp.Send{
+		Method: capnp.Method{
+			InterfaceID:   0xf51e3294ffc4eacd,
+			MethodID:      3,
+			InterfaceName: "sharevat.capnp:Admin",
+			MethodName:    "statuses",
+		},
+	}
+	if params != nil {
+		s.ArgsSize = capnp.ObjectSize{DataSize: 0, PointerCount: 0}
+		s.PlaceArgs = func(s capnp.Struct) error { return params(Admin_statuses_Params(s)) }
+	}
+
+	ans, release := capnp.Client(c).SendCall(ctx, s)
+	return Admin_statuses_Results_Future{Future: ans.Future()}, release
 
 }
 
@@ -3380,6 +3876,8 @@ type Admin_Server interface {
 	List(context.Context, Admin_list) error
 
 	ResetOwner(context.Context, Admin_resetOwner) error
+
+	Statuses(context.Context, Admin_statuses) error
 }
 
 // Admin_NewServer creates a new Server from an implementation of Admin_Server.
@@ -3398,7 +3896,7 @@ func Admin_ServerToClient(s Admin_Server) Admin {
 // This can be used to create a more complicated Server.
 func Admin_Methods(methods []server.Method, s Admin_Server) []server.Method {
 	if cap(methods) == 0 {
-		methods = make([]server.Method, 0, 3)
+		methods = make([]server.Method, 0, 4)
 	}
 
 	methods = append(methods, server.Method{
@@ -3437,6 +3935,18 @@ func Admin_Methods(methods []server.Method, s Admin_Server) []server.Method {
 		},
 	})
 
+	methods = append(methods, server.Method{
+		Method: capnp.Method{
+			InterfaceID:   0xf51e3294ffc4eacd,
+			MethodID:      3,
+			InterfaceName: "sharevat.capnp:Admin",
+			MethodName:    "statuses",
+		},
+		Impl: func(ctx context.Context, call *server.Call) error {
+			return s.Statuses(ctx, Admin_statuses{call})
+		},
+	})
+
 	return methods
 }
 
@@ -3470,7 +3980,7 @@ func (c Admin_list) Args() Admin_list_Params {
 
 // AllocResults allocates the results struct.
 func (c Admin_list) AllocResults() (Admin_list_Results, error) {
-	r, err := c.Call.AllocResults(capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	r, err := c.Call.AllocResults(capnp.ObjectSize{DataSize: 0, PointerCount: 2})
 	return Admin_list_Results(r), err
 }
 
@@ -3489,6 +3999,23 @@ func (c Admin_resetOwner) Args() Admin_resetOwner_Params {
 func (c Admin_resetOwner) AllocResults() (Admin_resetOwner_Results, error) {
 	r, err := c.Call.AllocResults(capnp.ObjectSize{DataSize: 8, PointerCount: 1})
 	return Admin_resetOwner_Results(r), err
+}
+
+// Admin_statuses holds the state for a server call to Admin.statuses.
+// See server.Call for documentation.
+type Admin_statuses struct {
+	*server.Call
+}
+
+// Args returns the call's arguments.
+func (c Admin_statuses) Args() Admin_statuses_Params {
+	return Admin_statuses_Params(c.Call.Args())
+}
+
+// AllocResults allocates the results struct.
+func (c Admin_statuses) AllocResults() (Admin_statuses_Results, error) {
+	r, err := c.Call.AllocResults(capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Admin_statuses_Results(r), err
 }
 
 // Admin_List is a list of Admin.
@@ -3737,12 +4264,12 @@ type Admin_list_Params capnp.Struct
 const Admin_list_Params_TypeID = 0xc64fa44e394bb794
 
 func NewAdmin_list_Params(s *capnp.Segment) (Admin_list_Params, error) {
-	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0})
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
 	return Admin_list_Params(st), err
 }
 
 func NewRootAdmin_list_Params(s *capnp.Segment) (Admin_list_Params, error) {
-	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0})
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
 	return Admin_list_Params(st), err
 }
 
@@ -3778,13 +4305,36 @@ func (s Admin_list_Params) Message() *capnp.Message {
 func (s Admin_list_Params) Segment() *capnp.Segment {
 	return capnp.Struct(s).Segment()
 }
+func (s Admin_list_Params) Filter() (ListFilter, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return ListFilter(p.Struct()), err
+}
+
+func (s Admin_list_Params) HasFilter() bool {
+	return capnp.Struct(s).HasPtr(0)
+}
+
+func (s Admin_list_Params) SetFilter(v ListFilter) error {
+	return capnp.Struct(s).SetPtr(0, capnp.Struct(v).ToPtr())
+}
+
+// NewFilter sets the filter field to a newly
+// allocated ListFilter struct, preferring placement in s's segment.
+func (s Admin_list_Params) NewFilter() (ListFilter, error) {
+	ss, err := NewListFilter(capnp.Struct(s).Segment())
+	if err != nil {
+		return ListFilter{}, err
+	}
+	err = capnp.Struct(s).SetPtr(0, capnp.Struct(ss).ToPtr())
+	return ss, err
+}
 
 // Admin_list_Params_List is a list of Admin_list_Params.
 type Admin_list_Params_List = capnp.StructList[Admin_list_Params]
 
 // NewAdmin_list_Params creates a new list of Admin_list_Params.
 func NewAdmin_list_Params_List(s *capnp.Segment, sz int32) (Admin_list_Params_List, error) {
-	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0}, sz)
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1}, sz)
 	return capnp.StructList[Admin_list_Params](l), err
 }
 
@@ -3795,6 +4345,9 @@ func (f Admin_list_Params_Future) Struct() (Admin_list_Params, error) {
 	p, err := f.Future.Ptr()
 	return Admin_list_Params(p.Struct()), err
 }
+func (p Admin_list_Params_Future) Filter() ListFilter_Future {
+	return ListFilter_Future{Future: p.Future.Field(0, nil)}
+}
 
 type Admin_list_Results capnp.Struct
 
@@ -3802,12 +4355,12 @@ type Admin_list_Results capnp.Struct
 const Admin_list_Results_TypeID = 0xcc3ee8b46dfb565d
 
 func NewAdmin_list_Results(s *capnp.Segment) (Admin_list_Results, error) {
-	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 2})
 	return Admin_list_Results(st), err
 }
 
 func NewRootAdmin_list_Results(s *capnp.Segment) (Admin_list_Results, error) {
-	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 2})
 	return Admin_list_Results(st), err
 }
 
@@ -3866,13 +4419,30 @@ func (s Admin_list_Results) NewShares(n int32) (ShareInfo_List, error) {
 	err = capnp.Struct(s).SetPtr(0, l.ToPtr())
 	return l, err
 }
+func (s Admin_list_Results) NextPageToken() (string, error) {
+	p, err := capnp.Struct(s).Ptr(1)
+	return p.Text(), err
+}
+
+func (s Admin_list_Results) HasNextPageToken() bool {
+	return capnp.Struct(s).HasPtr(1)
+}
+
+func (s Admin_list_Results) NextPageTokenBytes() ([]byte, error) {
+	p, err := capnp.Struct(s).Ptr(1)
+	return p.TextBytes(), err
+}
+
+func (s Admin_list_Results) SetNextPageToken(v string) error {
+	return capnp.Struct(s).SetText(1, v)
+}
 
 // Admin_list_Results_List is a list of Admin_list_Results.
 type Admin_list_Results_List = capnp.StructList[Admin_list_Results]
 
 // NewAdmin_list_Results creates a new list of Admin_list_Results.
 func NewAdmin_list_Results_List(s *capnp.Segment, sz int32) (Admin_list_Results_List, error) {
-	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1}, sz)
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 2}, sz)
 	return capnp.StructList[Admin_list_Results](l), err
 }
 
@@ -4063,6 +4633,159 @@ func (f Admin_resetOwner_Results_Future) Struct() (Admin_resetOwner_Results, err
 }
 func (p Admin_resetOwner_Results_Future) Owner() Minted_Future {
 	return Minted_Future{Future: p.Future.Field(0, nil)}
+}
+
+type Admin_statuses_Params capnp.Struct
+
+// Admin_statuses_Params_TypeID is the unique identifier for the type Admin_statuses_Params.
+const Admin_statuses_Params_TypeID = 0xb1aadfac47c51eb4
+
+func NewAdmin_statuses_Params(s *capnp.Segment) (Admin_statuses_Params, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0})
+	return Admin_statuses_Params(st), err
+}
+
+func NewRootAdmin_statuses_Params(s *capnp.Segment) (Admin_statuses_Params, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0})
+	return Admin_statuses_Params(st), err
+}
+
+func ReadRootAdmin_statuses_Params(msg *capnp.Message) (Admin_statuses_Params, error) {
+	root, err := msg.Root()
+	return Admin_statuses_Params(root.Struct()), err
+}
+
+func (s Admin_statuses_Params) String() string {
+	str, _ := text.Marshal(0xb1aadfac47c51eb4, capnp.Struct(s))
+	return str
+}
+
+func (s Admin_statuses_Params) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Admin_statuses_Params) DecodeFromPtr(p capnp.Ptr) Admin_statuses_Params {
+	return Admin_statuses_Params(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Admin_statuses_Params) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Admin_statuses_Params) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Admin_statuses_Params) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Admin_statuses_Params) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+
+// Admin_statuses_Params_List is a list of Admin_statuses_Params.
+type Admin_statuses_Params_List = capnp.StructList[Admin_statuses_Params]
+
+// NewAdmin_statuses_Params creates a new list of Admin_statuses_Params.
+func NewAdmin_statuses_Params_List(s *capnp.Segment, sz int32) (Admin_statuses_Params_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0}, sz)
+	return capnp.StructList[Admin_statuses_Params](l), err
+}
+
+// Admin_statuses_Params_Future is a wrapper for a Admin_statuses_Params promised by a client call.
+type Admin_statuses_Params_Future struct{ *capnp.Future }
+
+func (f Admin_statuses_Params_Future) Struct() (Admin_statuses_Params, error) {
+	p, err := f.Future.Ptr()
+	return Admin_statuses_Params(p.Struct()), err
+}
+
+type Admin_statuses_Results capnp.Struct
+
+// Admin_statuses_Results_TypeID is the unique identifier for the type Admin_statuses_Results.
+const Admin_statuses_Results_TypeID = 0xe8926e191ac6c8f0
+
+func NewAdmin_statuses_Results(s *capnp.Segment) (Admin_statuses_Results, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Admin_statuses_Results(st), err
+}
+
+func NewRootAdmin_statuses_Results(s *capnp.Segment) (Admin_statuses_Results, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Admin_statuses_Results(st), err
+}
+
+func ReadRootAdmin_statuses_Results(msg *capnp.Message) (Admin_statuses_Results, error) {
+	root, err := msg.Root()
+	return Admin_statuses_Results(root.Struct()), err
+}
+
+func (s Admin_statuses_Results) String() string {
+	str, _ := text.Marshal(0xe8926e191ac6c8f0, capnp.Struct(s))
+	return str
+}
+
+func (s Admin_statuses_Results) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Admin_statuses_Results) DecodeFromPtr(p capnp.Ptr) Admin_statuses_Results {
+	return Admin_statuses_Results(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Admin_statuses_Results) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Admin_statuses_Results) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Admin_statuses_Results) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Admin_statuses_Results) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s Admin_statuses_Results) Statuses() (ShareStatus_List, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return ShareStatus_List(p.List()), err
+}
+
+func (s Admin_statuses_Results) HasStatuses() bool {
+	return capnp.Struct(s).HasPtr(0)
+}
+
+func (s Admin_statuses_Results) SetStatuses(v ShareStatus_List) error {
+	return capnp.Struct(s).SetPtr(0, v.ToPtr())
+}
+
+// NewStatuses sets the statuses field to a newly
+// allocated ShareStatus_List, preferring placement in s's segment.
+func (s Admin_statuses_Results) NewStatuses(n int32) (ShareStatus_List, error) {
+	l, err := NewShareStatus_List(capnp.Struct(s).Segment(), n)
+	if err != nil {
+		return ShareStatus_List{}, err
+	}
+	err = capnp.Struct(s).SetPtr(0, l.ToPtr())
+	return l, err
+}
+
+// Admin_statuses_Results_List is a list of Admin_statuses_Results.
+type Admin_statuses_Results_List = capnp.StructList[Admin_statuses_Results]
+
+// NewAdmin_statuses_Results creates a new list of Admin_statuses_Results.
+func NewAdmin_statuses_Results_List(s *capnp.Segment, sz int32) (Admin_statuses_Results_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1}, sz)
+	return capnp.StructList[Admin_statuses_Results](l), err
+}
+
+// Admin_statuses_Results_Future is a wrapper for a Admin_statuses_Results promised by a client call.
+type Admin_statuses_Results_Future struct{ *capnp.Future }
+
+func (f Admin_statuses_Results_Future) Struct() (Admin_statuses_Results, error) {
+	p, err := f.Future.Ptr()
+	return Admin_statuses_Results(p.Struct()), err
 }
 
 type Share capnp.Client
@@ -4310,6 +5033,66 @@ func (c Share) Delete(ctx context.Context, params func(Share_delete_Params) erro
 
 }
 
+func (c Share) Settings(ctx context.Context, params func(Share_settings_Params) error) (Share_settings_Results_Future, capnp.ReleaseFunc) {
+
+	s := capnp.Send{
+		Method: capnp.Method{
+			InterfaceID:   0x9623e998ebb6edbb,
+			MethodID:      12,
+			InterfaceName: "sharevat.capnp:Share",
+			MethodName:    "settings",
+		},
+	}
+	if params != nil {
+		s.ArgsSize = capnp.ObjectSize{DataSize: 0, PointerCount: 0}
+		s.PlaceArgs = func(s capnp.Struct) error { return params(Share_settings_Params(s)) }
+	}
+
+	ans, release := capnp.Client(c).SendCall(ctx, s)
+	return Share_settings_Results_Future{Future: ans.Future()}, release
+
+}
+
+func (c Share) Configure(ctx context.Context, params func(Share_configure_Params) error) (Share_configure_Results_Future, capnp.ReleaseFunc) {
+
+	s := capnp.Send{
+		Method: capnp.Method{
+			InterfaceID:   0x9623e998ebb6edbb,
+			MethodID:      13,
+			InterfaceName: "sharevat.capnp:Share",
+			MethodName:    "configure",
+		},
+	}
+	if params != nil {
+		s.ArgsSize = capnp.ObjectSize{DataSize: 0, PointerCount: 1}
+		s.PlaceArgs = func(s capnp.Struct) error { return params(Share_configure_Params(s)) }
+	}
+
+	ans, release := capnp.Client(c).SendCall(ctx, s)
+	return Share_configure_Results_Future{Future: ans.Future()}, release
+
+}
+
+func (c Share) Compact(ctx context.Context, params func(Share_compact_Params) error) (Share_compact_Results_Future, capnp.ReleaseFunc) {
+
+	s := capnp.Send{
+		Method: capnp.Method{
+			InterfaceID:   0x9623e998ebb6edbb,
+			MethodID:      14,
+			InterfaceName: "sharevat.capnp:Share",
+			MethodName:    "compact",
+		},
+	}
+	if params != nil {
+		s.ArgsSize = capnp.ObjectSize{DataSize: 8, PointerCount: 0}
+		s.PlaceArgs = func(s capnp.Struct) error { return params(Share_compact_Params(s)) }
+	}
+
+	ans, release := capnp.Client(c).SendCall(ctx, s)
+	return Share_compact_Results_Future{Future: ans.Future()}, release
+
+}
+
 func (c Share) WaitStreaming() error {
 	return capnp.Client(c).WaitStreaming()
 }
@@ -4406,6 +5189,12 @@ type Share_Server interface {
 	Children(context.Context, Share_children) error
 
 	Delete(context.Context, Share_delete) error
+
+	Settings(context.Context, Share_settings) error
+
+	Configure(context.Context, Share_configure) error
+
+	Compact(context.Context, Share_compact) error
 }
 
 // Share_NewServer creates a new Server from an implementation of Share_Server.
@@ -4424,7 +5213,7 @@ func Share_ServerToClient(s Share_Server) Share {
 // This can be used to create a more complicated Server.
 func Share_Methods(methods []server.Method, s Share_Server) []server.Method {
 	if cap(methods) == 0 {
-		methods = make([]server.Method, 0, 12)
+		methods = make([]server.Method, 0, 15)
 	}
 
 	methods = append(methods, server.Method{
@@ -4568,6 +5357,42 @@ func Share_Methods(methods []server.Method, s Share_Server) []server.Method {
 		},
 		Impl: func(ctx context.Context, call *server.Call) error {
 			return s.Delete(ctx, Share_delete{call})
+		},
+	})
+
+	methods = append(methods, server.Method{
+		Method: capnp.Method{
+			InterfaceID:   0x9623e998ebb6edbb,
+			MethodID:      12,
+			InterfaceName: "sharevat.capnp:Share",
+			MethodName:    "settings",
+		},
+		Impl: func(ctx context.Context, call *server.Call) error {
+			return s.Settings(ctx, Share_settings{call})
+		},
+	})
+
+	methods = append(methods, server.Method{
+		Method: capnp.Method{
+			InterfaceID:   0x9623e998ebb6edbb,
+			MethodID:      13,
+			InterfaceName: "sharevat.capnp:Share",
+			MethodName:    "configure",
+		},
+		Impl: func(ctx context.Context, call *server.Call) error {
+			return s.Configure(ctx, Share_configure{call})
+		},
+	})
+
+	methods = append(methods, server.Method{
+		Method: capnp.Method{
+			InterfaceID:   0x9623e998ebb6edbb,
+			MethodID:      14,
+			InterfaceName: "sharevat.capnp:Share",
+			MethodName:    "compact",
+		},
+		Impl: func(ctx context.Context, call *server.Call) error {
+			return s.Compact(ctx, Share_compact{call})
 		},
 	})
 
@@ -4776,6 +5601,57 @@ func (c Share_delete) Args() Share_delete_Params {
 func (c Share_delete) AllocResults() (Share_delete_Results, error) {
 	r, err := c.Call.AllocResults(capnp.ObjectSize{DataSize: 0, PointerCount: 0})
 	return Share_delete_Results(r), err
+}
+
+// Share_settings holds the state for a server call to Share.settings.
+// See server.Call for documentation.
+type Share_settings struct {
+	*server.Call
+}
+
+// Args returns the call's arguments.
+func (c Share_settings) Args() Share_settings_Params {
+	return Share_settings_Params(c.Call.Args())
+}
+
+// AllocResults allocates the results struct.
+func (c Share_settings) AllocResults() (Share_settings_Results, error) {
+	r, err := c.Call.AllocResults(capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Share_settings_Results(r), err
+}
+
+// Share_configure holds the state for a server call to Share.configure.
+// See server.Call for documentation.
+type Share_configure struct {
+	*server.Call
+}
+
+// Args returns the call's arguments.
+func (c Share_configure) Args() Share_configure_Params {
+	return Share_configure_Params(c.Call.Args())
+}
+
+// AllocResults allocates the results struct.
+func (c Share_configure) AllocResults() (Share_configure_Results, error) {
+	r, err := c.Call.AllocResults(capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Share_configure_Results(r), err
+}
+
+// Share_compact holds the state for a server call to Share.compact.
+// See server.Call for documentation.
+type Share_compact struct {
+	*server.Call
+}
+
+// Args returns the call's arguments.
+func (c Share_compact) Args() Share_compact_Params {
+	return Share_compact_Params(c.Call.Args())
+}
+
+// AllocResults allocates the results struct.
+func (c Share_compact) AllocResults() (Share_compact_Results, error) {
+	r, err := c.Call.AllocResults(capnp.ObjectSize{DataSize: 8, PointerCount: 0})
+	return Share_compact_Results(r), err
 }
 
 // Share_List is a list of Share.
@@ -6825,6 +7701,488 @@ type Share_delete_Results_Future struct{ *capnp.Future }
 func (f Share_delete_Results_Future) Struct() (Share_delete_Results, error) {
 	p, err := f.Future.Ptr()
 	return Share_delete_Results(p.Struct()), err
+}
+
+type Share_settings_Params capnp.Struct
+
+// Share_settings_Params_TypeID is the unique identifier for the type Share_settings_Params.
+const Share_settings_Params_TypeID = 0xc319664e2c389401
+
+func NewShare_settings_Params(s *capnp.Segment) (Share_settings_Params, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0})
+	return Share_settings_Params(st), err
+}
+
+func NewRootShare_settings_Params(s *capnp.Segment) (Share_settings_Params, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0})
+	return Share_settings_Params(st), err
+}
+
+func ReadRootShare_settings_Params(msg *capnp.Message) (Share_settings_Params, error) {
+	root, err := msg.Root()
+	return Share_settings_Params(root.Struct()), err
+}
+
+func (s Share_settings_Params) String() string {
+	str, _ := text.Marshal(0xc319664e2c389401, capnp.Struct(s))
+	return str
+}
+
+func (s Share_settings_Params) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Share_settings_Params) DecodeFromPtr(p capnp.Ptr) Share_settings_Params {
+	return Share_settings_Params(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Share_settings_Params) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Share_settings_Params) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Share_settings_Params) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Share_settings_Params) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+
+// Share_settings_Params_List is a list of Share_settings_Params.
+type Share_settings_Params_List = capnp.StructList[Share_settings_Params]
+
+// NewShare_settings_Params creates a new list of Share_settings_Params.
+func NewShare_settings_Params_List(s *capnp.Segment, sz int32) (Share_settings_Params_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 0}, sz)
+	return capnp.StructList[Share_settings_Params](l), err
+}
+
+// Share_settings_Params_Future is a wrapper for a Share_settings_Params promised by a client call.
+type Share_settings_Params_Future struct{ *capnp.Future }
+
+func (f Share_settings_Params_Future) Struct() (Share_settings_Params, error) {
+	p, err := f.Future.Ptr()
+	return Share_settings_Params(p.Struct()), err
+}
+
+type Share_settings_Results capnp.Struct
+
+// Share_settings_Results_TypeID is the unique identifier for the type Share_settings_Results.
+const Share_settings_Results_TypeID = 0xd379dc8e30d3a062
+
+func NewShare_settings_Results(s *capnp.Segment) (Share_settings_Results, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Share_settings_Results(st), err
+}
+
+func NewRootShare_settings_Results(s *capnp.Segment) (Share_settings_Results, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Share_settings_Results(st), err
+}
+
+func ReadRootShare_settings_Results(msg *capnp.Message) (Share_settings_Results, error) {
+	root, err := msg.Root()
+	return Share_settings_Results(root.Struct()), err
+}
+
+func (s Share_settings_Results) String() string {
+	str, _ := text.Marshal(0xd379dc8e30d3a062, capnp.Struct(s))
+	return str
+}
+
+func (s Share_settings_Results) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Share_settings_Results) DecodeFromPtr(p capnp.Ptr) Share_settings_Results {
+	return Share_settings_Results(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Share_settings_Results) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Share_settings_Results) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Share_settings_Results) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Share_settings_Results) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s Share_settings_Results) Settings() (Settings, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return Settings(p.Struct()), err
+}
+
+func (s Share_settings_Results) HasSettings() bool {
+	return capnp.Struct(s).HasPtr(0)
+}
+
+func (s Share_settings_Results) SetSettings(v Settings) error {
+	return capnp.Struct(s).SetPtr(0, capnp.Struct(v).ToPtr())
+}
+
+// NewSettings sets the settings field to a newly
+// allocated Settings struct, preferring placement in s's segment.
+func (s Share_settings_Results) NewSettings() (Settings, error) {
+	ss, err := NewSettings(capnp.Struct(s).Segment())
+	if err != nil {
+		return Settings{}, err
+	}
+	err = capnp.Struct(s).SetPtr(0, capnp.Struct(ss).ToPtr())
+	return ss, err
+}
+
+// Share_settings_Results_List is a list of Share_settings_Results.
+type Share_settings_Results_List = capnp.StructList[Share_settings_Results]
+
+// NewShare_settings_Results creates a new list of Share_settings_Results.
+func NewShare_settings_Results_List(s *capnp.Segment, sz int32) (Share_settings_Results_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1}, sz)
+	return capnp.StructList[Share_settings_Results](l), err
+}
+
+// Share_settings_Results_Future is a wrapper for a Share_settings_Results promised by a client call.
+type Share_settings_Results_Future struct{ *capnp.Future }
+
+func (f Share_settings_Results_Future) Struct() (Share_settings_Results, error) {
+	p, err := f.Future.Ptr()
+	return Share_settings_Results(p.Struct()), err
+}
+func (p Share_settings_Results_Future) Settings() Settings_Future {
+	return Settings_Future{Future: p.Future.Field(0, nil)}
+}
+
+type Share_configure_Params capnp.Struct
+
+// Share_configure_Params_TypeID is the unique identifier for the type Share_configure_Params.
+const Share_configure_Params_TypeID = 0xd2d54a927f04ad8f
+
+func NewShare_configure_Params(s *capnp.Segment) (Share_configure_Params, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Share_configure_Params(st), err
+}
+
+func NewRootShare_configure_Params(s *capnp.Segment) (Share_configure_Params, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Share_configure_Params(st), err
+}
+
+func ReadRootShare_configure_Params(msg *capnp.Message) (Share_configure_Params, error) {
+	root, err := msg.Root()
+	return Share_configure_Params(root.Struct()), err
+}
+
+func (s Share_configure_Params) String() string {
+	str, _ := text.Marshal(0xd2d54a927f04ad8f, capnp.Struct(s))
+	return str
+}
+
+func (s Share_configure_Params) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Share_configure_Params) DecodeFromPtr(p capnp.Ptr) Share_configure_Params {
+	return Share_configure_Params(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Share_configure_Params) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Share_configure_Params) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Share_configure_Params) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Share_configure_Params) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s Share_configure_Params) Settings() (Settings, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return Settings(p.Struct()), err
+}
+
+func (s Share_configure_Params) HasSettings() bool {
+	return capnp.Struct(s).HasPtr(0)
+}
+
+func (s Share_configure_Params) SetSettings(v Settings) error {
+	return capnp.Struct(s).SetPtr(0, capnp.Struct(v).ToPtr())
+}
+
+// NewSettings sets the settings field to a newly
+// allocated Settings struct, preferring placement in s's segment.
+func (s Share_configure_Params) NewSettings() (Settings, error) {
+	ss, err := NewSettings(capnp.Struct(s).Segment())
+	if err != nil {
+		return Settings{}, err
+	}
+	err = capnp.Struct(s).SetPtr(0, capnp.Struct(ss).ToPtr())
+	return ss, err
+}
+
+// Share_configure_Params_List is a list of Share_configure_Params.
+type Share_configure_Params_List = capnp.StructList[Share_configure_Params]
+
+// NewShare_configure_Params creates a new list of Share_configure_Params.
+func NewShare_configure_Params_List(s *capnp.Segment, sz int32) (Share_configure_Params_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1}, sz)
+	return capnp.StructList[Share_configure_Params](l), err
+}
+
+// Share_configure_Params_Future is a wrapper for a Share_configure_Params promised by a client call.
+type Share_configure_Params_Future struct{ *capnp.Future }
+
+func (f Share_configure_Params_Future) Struct() (Share_configure_Params, error) {
+	p, err := f.Future.Ptr()
+	return Share_configure_Params(p.Struct()), err
+}
+func (p Share_configure_Params_Future) Settings() Settings_Future {
+	return Settings_Future{Future: p.Future.Field(0, nil)}
+}
+
+type Share_configure_Results capnp.Struct
+
+// Share_configure_Results_TypeID is the unique identifier for the type Share_configure_Results.
+const Share_configure_Results_TypeID = 0xe24c9606e6b4cefb
+
+func NewShare_configure_Results(s *capnp.Segment) (Share_configure_Results, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Share_configure_Results(st), err
+}
+
+func NewRootShare_configure_Results(s *capnp.Segment) (Share_configure_Results, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1})
+	return Share_configure_Results(st), err
+}
+
+func ReadRootShare_configure_Results(msg *capnp.Message) (Share_configure_Results, error) {
+	root, err := msg.Root()
+	return Share_configure_Results(root.Struct()), err
+}
+
+func (s Share_configure_Results) String() string {
+	str, _ := text.Marshal(0xe24c9606e6b4cefb, capnp.Struct(s))
+	return str
+}
+
+func (s Share_configure_Results) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Share_configure_Results) DecodeFromPtr(p capnp.Ptr) Share_configure_Results {
+	return Share_configure_Results(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Share_configure_Results) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Share_configure_Results) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Share_configure_Results) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Share_configure_Results) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s Share_configure_Results) Settings() (Settings, error) {
+	p, err := capnp.Struct(s).Ptr(0)
+	return Settings(p.Struct()), err
+}
+
+func (s Share_configure_Results) HasSettings() bool {
+	return capnp.Struct(s).HasPtr(0)
+}
+
+func (s Share_configure_Results) SetSettings(v Settings) error {
+	return capnp.Struct(s).SetPtr(0, capnp.Struct(v).ToPtr())
+}
+
+// NewSettings sets the settings field to a newly
+// allocated Settings struct, preferring placement in s's segment.
+func (s Share_configure_Results) NewSettings() (Settings, error) {
+	ss, err := NewSettings(capnp.Struct(s).Segment())
+	if err != nil {
+		return Settings{}, err
+	}
+	err = capnp.Struct(s).SetPtr(0, capnp.Struct(ss).ToPtr())
+	return ss, err
+}
+
+// Share_configure_Results_List is a list of Share_configure_Results.
+type Share_configure_Results_List = capnp.StructList[Share_configure_Results]
+
+// NewShare_configure_Results creates a new list of Share_configure_Results.
+func NewShare_configure_Results_List(s *capnp.Segment, sz int32) (Share_configure_Results_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 0, PointerCount: 1}, sz)
+	return capnp.StructList[Share_configure_Results](l), err
+}
+
+// Share_configure_Results_Future is a wrapper for a Share_configure_Results promised by a client call.
+type Share_configure_Results_Future struct{ *capnp.Future }
+
+func (f Share_configure_Results_Future) Struct() (Share_configure_Results, error) {
+	p, err := f.Future.Ptr()
+	return Share_configure_Results(p.Struct()), err
+}
+func (p Share_configure_Results_Future) Settings() Settings_Future {
+	return Settings_Future{Future: p.Future.Field(0, nil)}
+}
+
+type Share_compact_Params capnp.Struct
+
+// Share_compact_Params_TypeID is the unique identifier for the type Share_compact_Params.
+const Share_compact_Params_TypeID = 0xcde2813ff744fdf7
+
+func NewShare_compact_Params(s *capnp.Segment) (Share_compact_Params, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 8, PointerCount: 0})
+	return Share_compact_Params(st), err
+}
+
+func NewRootShare_compact_Params(s *capnp.Segment) (Share_compact_Params, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 8, PointerCount: 0})
+	return Share_compact_Params(st), err
+}
+
+func ReadRootShare_compact_Params(msg *capnp.Message) (Share_compact_Params, error) {
+	root, err := msg.Root()
+	return Share_compact_Params(root.Struct()), err
+}
+
+func (s Share_compact_Params) String() string {
+	str, _ := text.Marshal(0xcde2813ff744fdf7, capnp.Struct(s))
+	return str
+}
+
+func (s Share_compact_Params) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Share_compact_Params) DecodeFromPtr(p capnp.Ptr) Share_compact_Params {
+	return Share_compact_Params(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Share_compact_Params) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Share_compact_Params) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Share_compact_Params) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Share_compact_Params) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s Share_compact_Params) BeforeCursor() uint64 {
+	return capnp.Struct(s).Uint64(0)
+}
+
+func (s Share_compact_Params) SetBeforeCursor(v uint64) {
+	capnp.Struct(s).SetUint64(0, v)
+}
+
+// Share_compact_Params_List is a list of Share_compact_Params.
+type Share_compact_Params_List = capnp.StructList[Share_compact_Params]
+
+// NewShare_compact_Params creates a new list of Share_compact_Params.
+func NewShare_compact_Params_List(s *capnp.Segment, sz int32) (Share_compact_Params_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 8, PointerCount: 0}, sz)
+	return capnp.StructList[Share_compact_Params](l), err
+}
+
+// Share_compact_Params_Future is a wrapper for a Share_compact_Params promised by a client call.
+type Share_compact_Params_Future struct{ *capnp.Future }
+
+func (f Share_compact_Params_Future) Struct() (Share_compact_Params, error) {
+	p, err := f.Future.Ptr()
+	return Share_compact_Params(p.Struct()), err
+}
+
+type Share_compact_Results capnp.Struct
+
+// Share_compact_Results_TypeID is the unique identifier for the type Share_compact_Results.
+const Share_compact_Results_TypeID = 0xc927ae0353e15453
+
+func NewShare_compact_Results(s *capnp.Segment) (Share_compact_Results, error) {
+	st, err := capnp.NewStruct(s, capnp.ObjectSize{DataSize: 8, PointerCount: 0})
+	return Share_compact_Results(st), err
+}
+
+func NewRootShare_compact_Results(s *capnp.Segment) (Share_compact_Results, error) {
+	st, err := capnp.NewRootStruct(s, capnp.ObjectSize{DataSize: 8, PointerCount: 0})
+	return Share_compact_Results(st), err
+}
+
+func ReadRootShare_compact_Results(msg *capnp.Message) (Share_compact_Results, error) {
+	root, err := msg.Root()
+	return Share_compact_Results(root.Struct()), err
+}
+
+func (s Share_compact_Results) String() string {
+	str, _ := text.Marshal(0xc927ae0353e15453, capnp.Struct(s))
+	return str
+}
+
+func (s Share_compact_Results) EncodeAsPtr(seg *capnp.Segment) capnp.Ptr {
+	return capnp.Struct(s).EncodeAsPtr(seg)
+}
+
+func (Share_compact_Results) DecodeFromPtr(p capnp.Ptr) Share_compact_Results {
+	return Share_compact_Results(capnp.Struct{}.DecodeFromPtr(p))
+}
+
+func (s Share_compact_Results) ToPtr() capnp.Ptr {
+	return capnp.Struct(s).ToPtr()
+}
+func (s Share_compact_Results) IsValid() bool {
+	return capnp.Struct(s).IsValid()
+}
+
+func (s Share_compact_Results) Message() *capnp.Message {
+	return capnp.Struct(s).Message()
+}
+
+func (s Share_compact_Results) Segment() *capnp.Segment {
+	return capnp.Struct(s).Segment()
+}
+func (s Share_compact_Results) Earliest() uint64 {
+	return capnp.Struct(s).Uint64(0)
+}
+
+func (s Share_compact_Results) SetEarliest(v uint64) {
+	capnp.Struct(s).SetUint64(0, v)
+}
+
+// Share_compact_Results_List is a list of Share_compact_Results.
+type Share_compact_Results_List = capnp.StructList[Share_compact_Results]
+
+// NewShare_compact_Results creates a new list of Share_compact_Results.
+func NewShare_compact_Results_List(s *capnp.Segment, sz int32) (Share_compact_Results_List, error) {
+	l, err := capnp.NewCompositeList(s, capnp.ObjectSize{DataSize: 8, PointerCount: 0}, sz)
+	return capnp.StructList[Share_compact_Results](l), err
+}
+
+// Share_compact_Results_Future is a wrapper for a Share_compact_Results promised by a client call.
+type Share_compact_Results_Future struct{ *capnp.Future }
+
+func (f Share_compact_Results_Future) Struct() (Share_compact_Results, error) {
+	p, err := f.Future.Ptr()
+	return Share_compact_Results(p.Struct()), err
 }
 
 type Appender capnp.Client
@@ -9171,318 +10529,369 @@ func (f Subscription_cursor_Results_Future) Struct() (Subscription_cursor_Result
 	return Subscription_cursor_Results(p.Struct()), err
 }
 
-const schema_eef594388b6114fc = "x\xda\xccZ}t\x14U\x96\x7f\xb7*M\x13$v" +
-	"\x1e\xd5\x91\x88`Cl\x12hH\x84 ;\xc0\x91I" +
-	"'\xc2\x021L\xa8\x04t\xe0\xc8\x0eEwA\x1a:" +
-	"\xdd\x9d\xee\x8a\x90\x99Y\x11\xc7\x8cF\xc0\x15\x04\x01W" +
-	"W\x03\xb2\xab,9H\x16\x1c]u\x07\x19\x1d\x15A" +
-	"\xc5c\x06ue\x87QQ\x18\x05e\x06ve\x15j" +
-	"\xcf}\xd5\xaf\xaa\xfa+A\xf7\xe3\xec_\x84\xd7\xb7\xee" +
-	"{\xf7\xebw?\xde\x1b7\xd7\xe5\xcf\x1b_\xf0\xd8\xb5" +
-	"Dh\x0c\x82\xa3\x9f~e\xc3\xbf\xd7\xef\xd8\xbf\xf8N" +
-	"\"\xbb@\xd4\xbfu+k&m<\x7f\x868\xc0I" +
-	"\x884\xd1\xf5\xb04\xd5\xe5$d\xc2d\x97\x07\x08\xe8" +
-	"\x1bnu\xbfvx\xcf\xa5;\x09u\xd9\x88\x09HJ" +
-	"\xe1GRs!~\x13*\x9c!\xad\xc7\xbf\xf4\x9f\xbd" +
-	"\xb5zf\xf0\xb9\x1b\xee\"\xf2P\x00B\xf2\x90O[" +
-	"\xe1\x02  \xb5\x17V\x11\xd0\xff~\xf3\x97gw\xcf" +
-	"\x9bt\x17\x91\xafB\x02\xb6\xe7\x84\x1d\x85\x83\x90\xa2\xab" +
-	"p\x05\x01\x1dn^\xb9\xa4\xe3\xec\xc1\xbb\x09-\xe2\x1c" +
-	"\x0a\xa8\x0fH\x9e\xde\xfd\x03\xc7\xa7\xe7fv\xb5\x1b\xbf" +
-	"\x18\x9f\x9e/,\xc1O/2\xe6\xd1\xcd\xc7\xdf\x98>" +
-	"n\xc6\x9a\x14\xe6\xc3\xe8\x14\xa4\x18I\x91y\xd7i\xb9" +
-	"\xec\x9b\xa1\x7f\xbb\x86P\x97\x90\"L;\xed\x96\xd6Q" +
-	"\x14\xa6\x83.%\xa0\x1f\x9as\xfc\x17\xcf\x8b\xf3\x1e " +
-	"\xb4\xd8\xe4\xd4E+\x91\xd3>\x8a{]\x9a\xfd\xcd\x91" +
-	"\x176\xee\xd8@\xe4\"k\xaf\x1e:\x00)\x8e\xb1\xbd" +
-	"N\x0c\xdc4{\xd3\xf8o6d\xec5u\xd0\x01i" +
-	"\xfa \xdc\xabzP=\x01}\xe9\xe0\x97\x06\xb6\xd4\x8d" +
-	"\xdfh\x93x\xe1\xa0!(\xf1\xf3\xa7\x9f\xf9|\xcb\xa9" +
-	"\xeb\x1e\xca\xd0\xfd\xf4A;\xa5\xd9\xc8b\xc2\xacAN" +
-	"Q\x9a\xe8F\xe57T5m\xd9\xf3Lt\x0b\xa1C" +
-	"9\x9fa\xee\x06\xe4\xf3\xa7\xb6\xb6\x17o;\xf3\xd6\x16" +
-	"\xdb\x0e\xf9\xee\x01\xf8\xcb\x15\xe3\x06}|E\xcb\xa9-" +
-	")b\x9c\x95\x98\xca.H(\xc6\xa5]\xcf\x1c\xdb\xd6" +
-	"\xb2\xfe\x91\x8c3\xccs\xef\x94\x16\xe2\xc6\x13\xe6\xbbg" +
-	"\x804\xba\x88\x9da\xe2\xe6\x91g\\\x0f=\x9a!4" +
-	"-\xea\x96\xaeF\x12\xa9\xa8h7\x01\xbd\xe0\xc4\xc4\xd5" +
-	"\x1d\xd1\xf2\xbf\xcb`\xbb\xba\xe8\x80\xd4\xc1\x08\xdb\x8b\xee" +
-	"\x91z\x18\xd7\x82\x83\xef8\x86\xbf\xfc\xd1cv\xcb\xbf" +
-	"X\xc4\x0e\xf9J\x11Z\xe3\xe8\xfb\x0e\xf8\xb8\xdf\x17\x8f" +
-	"\xa1K\xdb\xf6u\x08\xc8\xe7D\xd1\x01\xe94\xf2\x99p" +
-	"\xaa\x88\xb9t\xcdo\xf6=\xf5\xd5\x80\x9d\x8f'\xd9!" +
-	"\xd1\x84\x0bW1\x1f\x84\xc1(\xf3g\xff\xf8\xe0\xa4m" +
-	"\xa5\xd7t&\x09Df\x92\xc1\x8c@\x1d\x8c\xa7\x7fg" +
-	"\xfd]/$V\x9c\xdcnS\xe8\xc5\xc1\xccd\xf7\xed" +
-	"\x1b\xf0\xf1\xf9\xe6\xae]\\\xa1\x8c\xf9\x09\xe3\xdb\xd3\xec" +
-	"\xdbC_\xadX\xde\xdev\xb4\xcb\xf6mG13F" +
-	"0^:\xa0\xee\xfa\xa5\xbb\xedb\xb6\x143\x07o+" +
-	"F1o\x02\xef\x93ko(~:=r\x91\x89\xb4" +
-	"\xb5x\x9b\xd4Y\x8c\xdf<Z\xfc7(\xe6\x85\xado" +
-	"\xcfzco\xe5\xd3)\xe10q\xc8\x10\xe47u\x08" +
-	"\xcay\x87C\xe8\xbe1\xfa>\xe3\x07\x16?\xc6\xee\xa9" +
-	"!;\xa5=C\xf0\xaf\xae!\x9f\x11\xd0\x7f\xf6\xbb\xe3" +
-	"\xf4\xe0\xaf\xf3\xf7\xa4\xabXd\xa6\xba\xa6[Zw\x0d" +
-	"\x13\xe5\x1a\xa6\xe2\xe1\xdb\xff\xd8\xb2\xfd\xfe\xab\xf6\xd8\x84" +
-	"\xdc:\x94E\xf1\xb5s\x9d\xe3&\xec\x9a\xddm\x8f\xac" +
-	"\xd5C\x99-;\x86\xa2\x90?\x9d9\xf4\x9e\xeb\x03\x07" +
-	"\xfe\x89\xd0\xabL\x05>5\x94\x05\xd6\x9e\xa1x\xea7" +
-	"7v\xdcW\xdc\xf4\xbb}x\x92~\xb6\x938\xf0$" +
-	"\x05\xc3\x0eJW\x0f\xc3o\x8a\x86E\x05\x02\xfa\x15\x0f" +
-	"n}r\xfe\xd6[\x9e\xb1\x9d\xa4\xd3S\x89'\xf1\x8e" +
-	"\x0b\x949Vl{&MzC\xa2\x0eO\xb7\xb4\xde" +
-	"\x83\x7f\xad\xf3\xa0\xf8C\xcf\xec\x88\x9e_\xf1\xe3g\x89" +
-	"<\x08\x04]\xda\xf7\xd1\xafw\xde\xf1\xc5\x052\xcf\xe1" +
-	"\x04\x01\x04I\x1d\xfe\x01\x01)4\x1c\xcf\xf7\xe1\x9f?" +
-	"\xdd\xb9\xf9\xfe\xf6g\xd3\xf92g|e\xf8N\xe9\xf0" +
-	"p\xfc\xeb\xf5\xe1\xe8\x0d_\x97\x86w\xff$\xb0\xeb\xd9" +
-	"\x14\x9b\x8f0l>\x02\xd5q\xa0;\xff\xd0\xfd\xd3N" +
-	"\xfe3ZQ\xe0\xaa\x1c\xc1\xfc\xa9s\x04n\xd7S\xf0" +
-	"\x83\xfd\xbf\x9f8\xe6\xf9t\xa7`\xea\x80\x92\x03R~" +
-	"\x09~\xe3(\xd1\xd10\x7f\x98Y\xfb\xde\xa95+\xf6" +
-	"\xdb\xf7sx\x19\xbb\x02/\xeewk\xf7\x99\xa21;" +
-	"\xea^2\xd4\xcf\xb6+\xc7\xdf\xf3\xf4\x0fg\xef\x9a\xb7" +
-	"\xe1\xb3\xbd\x07R\xb0\xa2\xc8[\x83\xdf\x0e\xf3\xe2Q*" +
-	"\xee\x1b[\xbet\xf4;\xaf\xd8\x99\xb7y\x99\xc3\xadf" +
-	"\xcc7\xfe\xea\xe6\xc9?z\xa2\xfe\xb7vcx\x99\xef" +
-	"\x1f[\xb6\xe7\x8c_Y\xf8[{\xc8ux}\xf8\xe9" +
-	"z/*j\xd1\x82\x1e_s\xe9\xa4W\xed~3z" +
-	"$#\x18?\x12y\x1f+\x9a\xba\xff\xaf\x16\xba\x0f\xa6" +
-	"\xb8\xbb<\x92y\xd6\xfc\x91x\xbcww\xbdv\xcb\xcf" +
-	"\xf5\xbd\x07\x93\x9e\xc5\x08^\x1f\xc9d?\xc2X\xfc\xc3" +
-	"\xa5s?\xf4\xbd\xd5\xf1F\x06(Ai\xb7\x94_\xca" +
-	"tU\xea\x04\xa9\x0b\xff\xd4\x17\xde\xf2M\xf3\xde\x93?" +
-	"<d\x97vS)c\xf7h)\xb2\xdb\xbd\xfd\xa1}" +
-	"\x83\xfd\x0f\x1f\xb6\x13\x1c.e\xea\xe8a\x04\x83\xaf\xeb" +
-	"\xde.\xbf\xb8\xf9M\x9b:\xce\x97\x1a\xbe\xd9\xe4\\\xd8" +
-	"\xf6\xf1\xbf\xbdc\xfb\xe5X)\x03\x98s\x8f}\xf3\xc8" +
-	"\xaa'O\x1e\xb5\xfd\xf2Ji\x09\xfe\xb2\xef\x8ew\xb7" +
-	"\xfd\xc5\xe3O|`\x17\xaf\xcb\xd8n\x1f\xdbn\xe0\xeb" +
-	"\x9b\x07\xf4\xdb\xfa\xfe\x07\xf6\xf3\xf4\x942\x05\x1dc\x04" +
-	"\x0dso\x0c\x17\xd4\x9d\xfb\xd0Np\xb1\xb4\x01\x09\xf2" +
-	"\xcb\x90\xc0\xdf\xd2yO\xe5\x84;\x7fos\x8e\xd1e" +
-	"\xec\xc0\xbe\x8d/\xfch\xe2\xe2\xeb\x8f\xdb?\xa5e," +
-	"a^\xcd>\x9d\xa4\x7f\xfe\xc0\x99\xdd\xfe\xe3\x19\xba\x9d" +
-	"U\xd6-\xc9e\xe8\xac\xb3\xcb\xee\x91\x1e\xc5\xbf\xf4\xc7" +
-	"\xfe\xf5\xba\xf2\xed_\x1e\xfe\xd8\xce\xad\xbd\x8cE\xc5:" +
-	"\xc6\xad|\xd1\xc3\xde\xb5{KO\xd8\x09\xba\xca\x98+" +
-	"\xeec\x04\x1bf\xcc\x1fs\xc7\xe7\xbf\xfc\xd4\xa6\xa6\x9e" +
-	"2\xa6\xc03k\xf7\x9ex\xc1=\xe3\x94\xdd\xd3^," +
-	"\xab\xc5O_/CO\x9b\xbb\xecWc7\x7f\xb2\xe9" +
-	"s;oe\x14\xd3ch\x14\xf2~{\xe7\x90[\xb7" +
-	"\xd0\x07Og\xcd6\x1d\xa3\x0eJ\x9bF\xe1_\xebG" +
-	"!p\xfc\xf2\xf8\xe6\xf7\xcf\xde\xbb\xf6lZx2\x8c" +
-	"UGwK\xcd\xa3\x91\x7fh\xf4\xad\x18\x9d\x7f\xf9\xe6" +
-	"\xa2\xb2\xa9S\xfe\xf3OD.\xb6|\xf8\xb0\x8f\x09\xde" +
-	"\xe3C\x1f\xa6w\xfeB/\xac\xbf\xf5\xcf\xf6\xc3M\x1c" +
-	"\xc3\xf4<u\x0c\xf3\xa9Qb\xc9\xda\x1d\xef\x9e\xb3{" +
-	"\x812\x86i&\xc4\x08\x0e\xff\xf1e}c\xe5\xb5\xe7" +
-	"3\x0c\xb1n\xccNi\xd3\x18v\xf21\xafJt," +
-	"\x1a\xa2\xfd\xdem\xb3Z\xe6\x1f\xf9:\xab\xa8\x17\xc6t" +
-	"K\x80d\xd2\xc51(\xaa\xffhg\xe9\xd6\xa3W^" +
-	"H\xf1\xaf\xb1\xec\xf0\xc7\xc6\xe2\xd6&l\xa6q3\x90" +
-	"\xbb|\x83TT\xce\xfc\xa6\xfcUT\xc6=\x03\x9f8" +
-	"\xd2s\xf4\xf3\x8b6\x13\x1e\xa9`\x9e\xfe\x1bZz\x93" +
-	"\xeb\xfc\xf8K\xb6_\x9e\xab`\x18\xf5/_v\xaeY" +
-	"s\xf4\xc6K\xf6#tV0\xe3vU\xe0\x11\x1e\x92" +
-	"\x9e~@\xfb\x8fK\x97R@\xecp\x05K/=\x15" +
-	"+\xc8|=\xd1\xa4\xc4\xd5\xdb\x15\x0d*\x02J,\x12" +
-	"\x9bR-\x06\x96\xcf\x01\x90\xddb\x1e!y@\x08\xfd" +
-	"k\x1f!\xf2J\x11\xe4\xbb\x05\x00p#\x1f\xba\xba\x86" +
-	"\x10\xf9\xe7\"\xc8[\x04\xa0\x82\xe0F\xac\xa6\x9bp\xf1" +
-	"\x01\x11\xe4G\x04\xa0\xa2\xe8\x06\x91\x10\xbau\x01!\xf2" +
-	"\x16\x11\xe4'\x04\xa0yyn\xc8#\x84v\xd6\x12\"" +
-	"?.\x82\xbcK\x00W\x93\xaa\x04!\x9f\x08\x90O`" +
-	"U\\M\xb4\x86\xb5\x04\\I`\x8e\x08Ph\xd5:" +
-	"\x04pq\x95\x12\x8b\x85Cj\x10\xfa\x13\x01\xfa\x13\xd0" +
-	"\x83\xad\xb1p(\xa0hDT\x13\xe6b\\]\xa6\x06" +
-	"45H\x081\xd7\xb8\xa0BR\xd0\xc6\xd6\xc5\x89@" +
-	"<\x14\xd3\x9c\xa1h\x04%\xce\x13\x1d\xb6\xb2\x12xq" +
-	"O\xe9\x14\"P\x87\xb3*\xd0\x1aOD\xe3~\x98\x03" +
-	"\x16\xb3\xbctf\xa1h\xa4\xc2 \xf46\xa0(\xa2\x96" +
-	"\x90\xf3LU\x16L!D\xee/\x82\xec\x16 \xc9\x8f" +
-	"Kn\xb2\x14\x93,\x1bT%\xa8\xc6+\x12\xca\xed\xaa" +
-	"w\x8e\x12W\x9a!!\xf779\x8dF\xb5\x8e\x12A" +
-	"\xbe\xc12\xca\xf8JB\xe4\xb1\"\xc8\x93\x04\xd05-" +
-	"\xdc\xa8\x06\xa2\x11\"\x06\x13\xe0 \x028\x08x\xc2\xca" +
-	"b5\x0c\x03\x89\x00\x03\xb3\xec\xd8\x88\xff\xafPb1" +
-	"5\x12T\xe3\xde9\x8a+\xae4'r\x90\xc5\xd9\xf1" +
-	"\x98\x90\xcepn!\x0d2\xa0V\xb2!\x00\xb4\x17q" +
-	"\x0dE.V\xbdUL\xe8>e\xf6\xd9d^\x12\x8f" +
-	"6\xdf\xd4\x1aO\x10\xd1\xd2\xab+\x11\x8a,\x07j\x01" +
-	"r\xda\xfe\xdc\xef\x1b=\x9a\xa2\xb5&\xd0\x11\x0a\x997" +
-	"\x8f\xaed\xa4#|\x84\x80@\xaf\xc6\x7fDJ+\x09" +
-	"\xf1\xb4F\x12\xaa\xe6\x0a\x05\xc3\xaakqk\xa2\xcd\xa3" +
-	"\xc6\xe3\xd1x\x86@\xd5I=&\x15\xea\x9d\xe31\xe4" +
-	"\xb1)\xaa\xd2R\x94g\xb1\xa2\x05\x9a\xa0\xd0*\xa7\x08" +
-	"@aN#-\x89\xc6\x97\x1b^\x91`<L\x15\xd5" +
-	"\xf6\xa1\"E\xbb\x89\xb9\x1dF\x06\xd7P\xb3\xaa)P" +
-	"h\x95\xdbi;\xf3\x80\xa9\x8f52\x15\x11\xd4\xd1@" +
-	"\xa6\xa3a5LGE\x0dLG\xb4\x96\x10\x1e\x9fV" +
-	"\\\x82j\x0f\xc7\xde\xbd\x09%\x12m.g\x1a\xc7\x85" +
-	"\x0b\xb8\xef8\x16\xa4\xbc\xa9\x00\xde\xdbH-\xe0#\x82" +
-	"\xa4\x82\x13\xac\x8c\x06\xbc\xc3\x90\xe6\xc3\x14\"H\xb3\xc1" +
-	"\x09\x82\xd9q\x03\xcf-R5\xd4\x12A\x9a\x0cN\x10" +
-	"\xcd\xee\x14x\xfb-\x95\xb3oG\x80\x13\xacv\x07x" +
-	"\xad#\x15A%\x11\xa4|p\x82\xc3\xac\x07\x81\x17-" +
-	"\xf4\"B\xc7Y'\xf43k\x1f\xe0-(=\xd1@" +
-	"\x04z\xcc\x09N\xb3\xfa\x01\x9eQ\xe8\x11\xfc\xee\x15'" +
-	"\xf47\x01\x1cx%K\x9f\xf3\x11\x81v9!\xdfl" +
-	"\xca\x817p\xb4\x13\x7f\xdb\xe4\x84\x01fG\x02\xbcR" +
-	"\xa1\x1d\xb5D\xa0\xab\x9dp\x85\xd9\xce\x01O9\xb4\x15" +
-	"\xf7\x0b9]\xa1\xc8\x92\xa8\x1f\xaaZcAES\xfd" +
-	"\xa0s, \x84\xf8y,\xfb\xc1\xb34\xaeD4\xb6" +
-	"p{t9\xd2-nm\x8eM\x8fE\x03\x04\x9a\xfc" +
-	"P\xc5~N\xf8\xc1\x85\xd8\xe5\x07\x17:\xab\x1f\xf4@" +
-	"S(\x1c\x8c\xab\x11\x83YP\x0d\xab\xb8\xc7\xe5\xa2i" +
-	"\x12\x023\xfc\xe7\x16\xa55\xacU\xc4B\x91\xa5f<" +
-	"\xe4\xf01~\xc8&oC\x95\x91e\xec\x81\x83\xb1\xe8" +
-	"\x15A\x1eg\x05Ny\xa5\x15L\x9e\xe8\x8a\x88\x1a\x87" +
-	"B\xab\x8d2\xa2\xc4\xa3\"\xc7\x0c\x10\xe7\x8e{\x8b\x0b" +
-	"\x8fg\xe4St\\\xde\xff\x00o\x00\xe8\xfa\x1a\"\xd0" +
-	"vt[\x9e\xcc\x81\xd7\xa5\xb4m\x19\x11h\x0b:-" +
-	"o\xeb\x80\xcf\x06\xa8\x8a\xee\xb3\x10]\x96\x8f;\x80\xd7" +
-	"\x09TF7\x98\x8e\x0e\xcb\xebB\xe0%&\x9d\x8c\xa6" +
-	".wb\xa2\xd5\xa2q4^\xf2\xafj\xe2\x0a6\x87" +
-	"\"~\xd0\xa315R\x1dl\x0e\x11\x88\xf8\xc1\x85\xaa" +
-	"\xf5CU8\xd4\x1cB\xa3\xda\xed\xc5\xa5l\xf0\xa8J" +
-	"\xc2H\xa2C\x19.\xcc\xf61\\\x98^\xcbp\xa1z" +
-	"\x01\xc3\xce\xa9\x1b\x08\x81<:\x15\x17\x1dt2BG" +
-	"?:\xbe\x96\x10W$\x1aQ\xf5P\xb0AmM$" +
-	"ABS\xc2\xea\xf4X\x94\x88\x81&\xbd9\x94H\x84" +
-	"\"K\xa7\x81\xca\x9c1\x12\x806=\x10\x8d,\x09\x87" +
-	"\x02\x1a!dU(r\xbb\x12\x0e\x05u-\x1a\xadS" +
-	"\xe2KU;\xca\x08i`\xcc\xb0\xab\xbf\x81!\xc9\x99" +
-	"\x17\xf0\x16\x9d\x8eG\xd5\x8cDS\xf0\xc2\x14x\x1b\x86" +
-	"\xf8/\xd0\x02g\x95\x11\x11\xa6o\xdb\xb5\x91\xea\x91\\" +
-	"\x89\x11\xcb\xdbr \xbf\x82T@\xadJ5-CY" +
-	"\xf8\xcb*\x0a\x8d\\Fy6%Y\x9e\xdd\x8b\xe5\x19" +
-	"\x18\xe5Y;.\xde)\x82\xbc\x16\xcb30\xca\xb3\x0e" +
-	"\\\xbc[\x04\xf9\x01,\xcf\xc0(\xcf\xd6\xe1\xe2\xbd\"" +
-	"\xc8\x1b\x05pEc\xb3\x82\xbcd\xa8J\xb0\x0c\x00." +
-	"k\xdcG\x00\\$\xbd\x98A\xa8HD#\xe0\xb2&" +
-	"dI\xba\xa0\xaa)\xa1\xbeJ\x10\x84!\xa3|\xd2R" +
-	"\x8b\x1e\x9f\x15\xa4\xd4\x8c\xd2)V\x942\x00\x83B\xab" +
-	"e1\x82\xb4J\x09\x04\xd4D\x02\x0a\xad\x02\xbf\xef\xec" +
-	"j\xee?\xd0\xdc\x7f:\x9a\xcd/\x82\\g\xdb\x7f\x16" +
-	".N\x13A\x9ec+\x851\x00\xe4\x99\"\xc8s\x05" +
-	"\xf0\xb0M\x80Z\xf3M\xc3\xc0\xb9 %\x87\x109\xce" +
-	"j\xe0hF\xe6L%b\x88lV\x91\xd9\x052\xe5" +
-	"Y`\x1d\xdd\xf4\x1d\x19\x09\xebD\x90\x7f\x8c\xf2\x04\xa2" +
-	"1\x15\x0a\xadyZ\xf2\x80\xdf\xbb\xe4d\xf6\xee\x03\xbd" +
-	"\x8d\x9c\x94\xb5\xde\xf4Y\xc1\xd4\x97\xee8b\xcdv\xaa" +
-	"\x9a\xc2\xf0\xcad\xb3\x0fE|Z\x04\xf9\x05\x9bq\x9f" +
-	"k D~V\x04\xf9e\x9bq_\xc2\xc5\xfd\"\xc8" +
-	"\x87l}\xce\xeb\xd8\xfc\xbc,\x82\xfc\xb6\x00\x90ls" +
-	"\x0e\xa3k\xbe&\x82\xfc\xae\x00\xd4\x01np\x10B\x8f" +
-	"\xe0\xd7o\x8b \x7f(\x00\xed'\xb8\xa1\x1f!\xf4}" +
-	"\\|O\x04\xf9\x13\x01<ZH\x0b\xab\xa6\xcab\xf1" +
-	"(VO\xb3\x08\x98a\xa8\x07Cq5\xa0E\xe3\x04" +
-	"\xda\xf8\xda\xaa\xdb\xd5x\"\x14\x8dd\x86\xaay\x0b`" +
-	"\x84\xa0\x1e\x88\xab\x8a\xa6\x06\xab\x09h\xdcJ\xba\xa1\xdd" +
-	"\xd4\xb5\x1c\x15:V\x01Voc\x0b\xce\x92dp\xfa" +
-	"-_\x9a\x8a\xa6\x99$\x82<M\x00g4fk\xeb" +
-	"\xcc1\x9e\xd1\xd6\xa54\x81Y\xca?\xf48V\x9a\x9b" +
-	"\xdb)\xc8\xfa6\x11\xe4&\x9b\xb9TT\xf8\"\x11\xe4" +
-	"\xb0\xcd\\!\xac\x89\x9bD\x905\x9b\xb9Z\xd0\xdaa" +
-	"\x11\xe4\x95\x02\xb8P$\x00\"\x00 V0\x84\xe7\xff" +
-	"\xd51\xbe\x96*\x1af\x15\xbe\x96DlN\x91~\xda" +
-	"\xe9\x9e\x88\x16\xd2\xdar\xa3\xb4y\xdc\xd5%v\x98N" +
-	"\x1e\xb7\xddg\xc14\x88\xbd\xa1\xf4\x10\x1bJ/\x0fE" +
-	"L\xf7p.WM\xb7p-\x8e\x06\xdb\xa0\x80\x08P" +
-	"\x90\x81\xd2\xa2\x92\xdb\xd8F\xd0\xf1\x92-g/\x98\xde" +
-	"\xe4d\xcbu%Vx:\x95\xc0r(\xb4\xae\xe4r" +
-	" [}\xac1\x14Y^\xc1\xba\xa6,=N\x9fY" +
-	" \x10\x0d\x9a\xf1\x93+\xe3\xf0\xac:\x03\xa1qVd" +
-	"I\x94\xb0\xbc:\x96o#\x8d\x84!\x844\x0e\x07\x11" +
-	"\x1a\xc7\x82\xb5\x934\x1a\xa6\x10\xd2\xe8\xc5\xf5q`\xd9" +
-	"M*\x87JB\x1aG\xe1\xfa\x0d`y\x9a4\x9e\xad" +
-	"\x8f\xc5\xf5I`b\x834\x91-\x8f\xc3\xe5\x1b\x91\xdc" +
-	"\x91\xc7\xe0A\x9a\x0c\x0d\x844N\xc2\xf5i\xb8\xde\x0f" +
-	"\x18BH\xd5l\xdd\x8f\xebu\xb8\xee\x14\xdc\xec\x06s" +
-	"\x16, \xa4q&\xae\xcf\xc5\xf5\xfe\xa2\x1b\xfa\x13\"" +
-	"\xc9\x8c~\x0e\xae\xdf\x06\x02\x8c\xc8\x077\xe4\x13\"\xcd" +
-	"\x87\x1aB\x1a\xe7\xe2\xfa\"\xa4\x1f\xe0p\xc3\x00B\xa4" +
-	"\x85\x8c\xfe6\\o\x02\x01\xc4\x90\x95\xf4cJ\\\x8d" +
-	"h\xfc\xbf\xb9\xe0?\x15\xe9\xd3\xea\xe2$\xe6\xd4\xd8\x00" +
-	"++\x0e\x85\x95\x846\x0f\x8b@\xb1\xdaZTW\xc6" +
-	"Bq5a'\\e\xb4\x1eV\x98&\xff\xdf+\x80" +
-	"\xa5\x17f\xc9\x8e<39xB\x11M\x0d\xa6\xe1M" +
-	"e6\xbc\xa9\xc9\x867H\x19\x14A\x8eY\x01\xdc\xdc" +
-	"`\xc1\x8dG\x8b.WM\x9c^\xc5r\xb3Ub\xe5" +
-	"\xcc\xaeY\xb4\x90\xa5D\xacPW\xc6\xd4\x80&\xaaA" +
-	"\x8c\x98\x81\xban\xeco\x8f\x99apIOBHJ" +
-	"\xd4`\x15N\xfa\xe5\x1aKq\xe5\xd4\xb8\x14-\xd0\xc4" +
-	"F\x00V\x19Q\x93\xa5\x8cH)\x8b\x92e\xc4\xec\x92" +
-	"dm\x11\x14`\x15\x9bx\xd8\x04O\xf1\x98\xd4la" +
-	"NR\x8dl\x91\xc3\xb2\xc9F\x061\xc3\xd9\xcb\xa4%" +
-	"E\xfd\xbdf\xb9\xde\xc7n\x14\x84,s\xb7l3(" +
-	"\x0fk\x9erN\"\xeb\xa2K\xa7G\xb4x\x1b\x03 " +
-	"\xaf\xb9\xd7i4\xceI\x11\xe4s\x96V\xcf\xa2\x1d\xbf" +
-	"\x10A\xfe\xda\xa6\xd5\xf3\xa8\xfe\xafD\x90\xbfE\xd8\x11" +
-	"\x0c\x8b_@U\x9f\x13\xa1\x01\x83<O0\xec}\x11" +
-	"?\xffZ\x84\xc6<\x069\xa2\x019\x00H\xfb\xad\x08" +
-	"\x8d\xfd\x19\xe2\xe4\x19\x88\xe3\x00\x1f!\x0d\x08\x08\x03\x19" +
-	"\xe0,2\x00'\x9f\xe1_\x1e\xae\x172\xc0\x11\x0c\xc0" +
-	")`x\xd9\x1f\xd7\xdd\x901\xdeLi#\xd2M\xef" +
-	"L\xa8-\\;\x97\x99\xc9\x8c\xb2\x97\x87\x7f\xdf\x99\x8c" +
-	"\x8dQ\xcd\x92>\xc7\xb0\xb2\x99\xc5}fE\xde[\x82" +
-	"\xe2<3\x86\x18\x0cc\xd0'U\xad\x1e\x0b\xfd$e" +
-	"\x82\xfc\xefM\x1d\xd2gj\x08\x89\xbc3\xb0\xcb\\c" +
-	"\xc9\x9c\x0e?\x99\x19\x9e\x89\x11\x0e%\xb4\xdc\x15zj" +
-	"\xf85\xa8\x09\x17\xab\x01\xfaj\x9c\xa6|\xcf\xc6)g" +
-	";w\xb9\x9d\x93Y\xb5p\xafp\xb5\xf62\xc2\xbel" +
-	"\xaf\xe0#\xec\x88\x12K4E\xb5\xacc&>\x9f\x9d" +
-	"f\x19\xbc\x1a7\xbbQ\x04y\xa6\x00\xba\x8a\xb5cH" +
-	"M`\xb9i\xc2\x9f\xf9\x18\xc1\x80\xbf\xben\x0e\x92\xde" +
-	"\x19kM4\x99\x10\x96\xa5\x1e\xf3\xf6Q\x93g\x1d\xf3" +
-	"\x04\xd5\xb8\x91\x17\x1d\x84\x98\x97\xf5\xc0\xdf^\xd0\x16\x1f" +
-	"\x11\xa8\xea\x04\xeb\xee\x14\xf8E5\x9d_K\x04*;" +
-	"A0_.\x01\xbf\xbd\xa3\xd3\x1b\x88@\xa7:A4" +
-	"\x9fL\x01\xbf\xdf\xa5\xe3}l,\xc3\xaat?\xe8\\" +
-	"\xbdl\x8c\xa8\xf3\xfb\x02\x02j\xafC\x19\x9b\x1b\xf7\x86" +
-	"\x02^\x01\xaa\xd8\xa76\xb5\xd8\xbd\xe9\xca\x9c\xd1f\xb4" +
-	"\xd8}\xdd\xf9\\\xb6/\xa5\x8f,\xd3k\x95,\x9b'" +
-	"\xfa\x18\x02$\xf1\x80w\xd0\xbd^8\xfd\x8f\xc9\x91\x81" +
-	"\x82\xfcZ'\x07\x1c\xb1\xef\xb3\xc0Q^6\xa8I\xce" +
-	"\xd7\xb2\xd8\xf3\xbb\xcc\xd7r\x85o\xef*7[\xa3\x06" +
-	"\xd5\x93\xc8\x05\x1f\xdf\xc5\x9dx\x94\xd5{X\xf8Z\x83" +
-	"J\xfe\x8e\x03\"{\xf6\xaf\x98\xf0\xf0O\xb6\xf2\x88\x00" +
-	"\xeb\xf5\x10\xf0w,\xf4\xea\x126\xa8ta\xf4\xfb\xc1" +
-	"\xc9\x86\x95\xb9\xa7\x94\xc6T\xb7\xcf[<\x83\x0c\x0a\xad" +
-	"\xeb\xfd4s\xa7&=\xa3\xb2gz\xe2I#\xd7\xbc" +
-	"\xa6\x8f\xbb\xa7\xac\xa7Mw\xf3\xdc\x9b\xf3\x94K\xfe\x9f" +
-	"\x0f\xf1\x92\xc3\xad,\xa9\xfa;\xe8J\xb0\xb3\xb4:Z" +
-	"[\x0b3$[\x0b\xe3\xb3Z\x18\xc8\xd2\xc1\x98\x93\xe2" +
-	"f\x9f5F\xb1u\x879N\x95Z\xa1\xf4>\xde\xa9" +
-	"\xf30\xbb\xe2a\x8b\xcd\xc3n]f{7\xc0\x0f\xdb" +
-	"\xf9S\xeb\xdd\x80i\xa6\xa7\xe2\x84\xc8O\x8a \xef\xb5" +
-	"\xcdw\xf6,\xb0M\xf3\xf8\xb3\x83\x94i\x9e\xc3a\xcc" +
-	"\xe3^ZfM\xf3\xf4feeM4\xd8VC\\" +
-	"m\x9a\xed=A\xb3\xb2\xb2>\x96\x98\xa3\x92\xaax\x0d" +
-	"\xbb\xa7\xb5\xfd\xc0\x16\x88\xa7&\xf3\x83Y\xc1:\"\xaa" +
-	"\x11\xfb\xe2\xcdj[\x9dJ em\x9a\x1aS#\xc4" +
-	"\x15L\xd4G2Z\x84\xec\x15\x0bop\xfeO\x9f\x03" +
-	"d\xc3\xb9Z\x16Y \x17\x0b)w\x85@\xad\x07\xaf" +
-	"i`\x9b\x97\xeb\xba\xdf\xac\x8em\xec\x97\xd9\xd8')" +
-	"c\xc4\xa5\x85\xa2\x08\xe7\xe6K\xed\x1c\x17\xfa\xd5\xec:" +
-	"\xcbhT\x11F\xf9\x1b*\xe0/\xa2\xa8\xbc\x98\x08t" +
-	"\x16\xc2(\x7f\xa8\x07\xfc\x91\x1b\x9d\x8a\x10;\x1e\x8b\x15" +
-	"\xfe\x8c\x0c\xf8\x83@:r\x01\x11\xe80\xa7\xce\x91\x86" +
-	"8\x958V\x1fX]\x18\xf7i,\xd9\x11Q\x8dg" +
-	"\xbf/\xab\xf6\xb0\x026-:k\xb2Eg\xe5\xe5F" +
-	"\xa7m\xc0p\xb9#\x85\xb4.\xa2\xb7\x01C\xd6r\xa3" +
-	"\xb7\xac\x81\x99\xcf \xb32\x9f\xf9\x925W\xe6\x83\x18" +
-	"\xaad\xb8\xc9\xed\x08B\xce!\x11\xe4\xf7,\xaf\xee)" +
-	"\xb1\x8d\xcfy\x07l\x8e\xcf\xb1U\x16\xc1\xf6~\x95\x9e" +
-	"\xc5\xaa\x13\xfb_\x8c\xf5c>k\xcc\xce\xda\xdf~\x84" +
-	"\xd0? \xc7\x0fE\x90O&\x9b_'!\xf4\x04R" +
-	"\x1e\x17A\xfe\x02[\xdfq\xac\xc5\xa5\xa7P\xbaOD" +
-	"\x90\xbfJ\xbb\x17\xb37\xb0z\x90\xddS&\xea1\xcc" +
-	"\x93\xb2#\xd9\x95\x86\x8a\xf9C\x88\xef\xd5\xe7\xf6~\x07" +
-	"\x94\xb3\xb2\xb3\xdd\x91\xe7lW\xb3\x14V\xe6\xec\xf5{" +
-	"\x0dRl}w\xb6!\xee\x7f\x1f\xb0\xfe+\x00\x00\xff" +
-	"\xff\xabB\xce\x11"
+const schema_eef594388b6114fc = "x\xda\xcc{{|T\xd5\xb5\xff^\xe7\xccd\x00\x89" +
+	"\x93\xc3\x19\x1eAd\x10\x12\x1eC\x82$\x01\xc4|\xa4" +
+	"\x19\")\x84&\x923A-|\xa4\xe5d\xe6\x90\x0c" +
+	"Lf&sN\x84\xf4!\xd2\x96*\xf5QE\x10\xf0" +
+	"W\x7f\x8a\x8f{-\x17\xae\x92K\xac\xb6r\x8bT\xaa" +
+	"P\xb0b\xa5\x14\xafT\xd0b\xa1\x0a\x95\x96\xdc\xeaU" +
+	"\x98\xfbY\xfb\xcc>g\xcf+\xb1\xdc\xc7\xe7\xfe\x95\xc9" +
+	"\x9e\xb5\xd7\xdek\xed\xb5\xbe\xeb\xb1\xf7L\xf5\x0c\xf1;" +
+	"*\x0a\x7f>\x96\x08\xcd\x1b\xc0Y\x90\xbc2\xf0\xef\x0b" +
+	"\x9e\xde\xd3r'Q\xdc &?\xf7\xa8\xf7\xcc\xdc\xd0" +
+	"{\x8e8\xc1E\x88\\'=\"7J.B\xaa\xea" +
+	"\xa5[\x81@r\xfd\xad\x9e\xd7\x0e\xed\xbct'\x91\xdc" +
+	"\x1c1\x01y\xe7\x90\xf7\xe4\xddCp\xce\x8bC\xe6\xca" +
+	"'\xf1S\xf2\x9b\xbf^3/\xf4\xe2\xb4\xef\x10e\x14" +
+	"\x00!\x0e\xe4\xb3\x7f\xc8b  \x1f\x19RC \xf9" +
+	"\x0f\x9b\xfe|\xfe\xd9\x9bg~\x87(\xc3\x90\x80\xaeY" +
+	"\xd5;d\x08R\\\x1c\xb2\x92@\x12\xbe\xb2j\xd9\xba" +
+	"\xf3\x07\xbeG\xa4\xa1\x8c\xc3\x12\xd9\x07\xc4\x91\xec\xbe\xce" +
+	"\xf9\xc1\x85y;\xd6\x9a\xdf\x98S\xeb\xe4\xb18\xb5Q" +
+	"F\xe6\xb1M'~U7u\xee=i\xcc\xdb\xe5j" +
+	"\xa4\xe8\x94\x91\xf9\x8e\xb3\xca\x84\xcfF\xfd\xbf{\x88\xe4" +
+	"\x16\xd2\x849\"w\xcb\xc7e\x14\xe6\x98\xdcJ y" +
+	"\xb0\xe9\xc4w\x7f&\xde\xfc\x00\x91FX\x9c.\xca\x95" +
+	"\xc8\xc9\xe9\xc1\xb5.5~v\xf8\xa5\x0dO\xaf'\xca" +
+	"P{\xadR\xcf \xa4(\xf7\xe0Z\xa7\x06ol\xdc" +
+	"X\xf1\xd9\xfa\xac\xb5\xee\xf3\xec\x957zp\xad\x07=" +
+	"\x0b\x08$[\x87\xbf<\xb8\xa3\xa1b\x03'\xf1\x0e\xcf" +
+	"H\x94\xf8gg\x9f\xffp\xf3\x99q\x0fg\xe9~\xa3" +
+	"g\x9b\xfc(\xb2\xa8\xda\xe2yU\x94\x9d\xc3Q\xf9\x81" +
+	"\x9a\xb6\xcd;\x9f\x8fm&\xd2(\xc6\xe7\xec\xb0\x00\xf2" +
+	"\xf9KW\xd7\xee\xdb\xce\xfdz3\xb7\xc2\xb1a\x83\xf0" +
+	"\x9b+\xa6\x0ey\xff\x8a\x8e3\x9b\xd3\xc4xy\x18U" +
+	"\xd9\xfea(\xc6\x83\xfb?Z\xf3\xb5\x87z\xb6dX" +
+	"\x0b2\x91K\x87\xef\x95\xcbqmy\xd2\xf0gQ)" +
+	"\xdb\x9f?\xfeD\xc7\x83?\xca\xda\xef\xfe\xe1\xdb\xe4\xc3" +
+	"HXuh\xf8\\\x90\x1f\x1dA\xf7;}S\xe99" +
+	"\xf7\xc3\x8ff)h\xed\x88n\xf9>$\x91\xd7\x8dx" +
+	"\x95@\xb2\xf0\xd4\xf45\xebb\xe5\xff?\x8b\xad\xb3x" +
+	"\xaf\\X\x8c\x84\x03\x8b\xef\x92\x17\xe1\xa7d\xe1\x817" +
+	"\x9dc^y\xef1\xdeJf\x17S\x81\xea\x8b\xf1\xe4" +
+	"\x8e\x1es\xc2\xfb\x05\x1f=\x86\x02q\xeb:\x05\xe4\x13" +
+	".\xde+w\x14S\xbb)\xf6\xa2\xf9\xd7\xfe\xa2\xe7\xc7" +
+	"\x1f\x0f\xda\xf6x\x8a\x1d\x12U}{$\xb5\xd7\xb5#" +
+	"Q?\x7f\xfc\xa7\x87f>1\xfe\xaa\xad)\x02\x11\x09" +
+	"N\x9a\x04gF\xa2R\xde|\xf0;/\xe9+O?" +
+	"\xc9)\x7f\xcdU\xf4x\x7f\xd03\xe8\xfd\xde\xf6\x1d\xdb" +
+	"\x99\xf2)\xf3\xf0Utn\xc7U8\xf7\xe0\xc7+W" +
+	"\xac\xed:\xba\x83\x9b[8\x8a\x1e\\(1~P\xc3" +
+	"\xb5\xad\xcf\xf2b\xf6^E\x9d\xe1\xe2U(\xe6\x8dP" +
+	"\xf2\xcc\xbd\xd3F<\x87b:81\xe9\xc1]=\xea" +
+	"\x09\xb9t\x14\xce\xb9f\xd4\xab(\xe6\xa7[\xde\xa8\xff" +
+	"\xd5\xae\xca\xe7\xd2\\\xe7\xd3\xabG\"?\x18\x8dr\xde" +
+	"\xe1\x14\xbao\x88\x1d\xa3\xfc \xc3\x0e\xdaGo\x93;" +
+	"G\xe3\xa7\x8e\xd1\x7f$\x90\xfc\xe6oOH\x07~>" +
+	"pg\xa6\x8aQ9r\xbd\xb7[V\xbc\xc8\xbf\xd1K" +
+	"U<\xe6\xc9?u<y\xff\xb0\x9d\xbc\xc7\x8f\xa1\x1e" +
+	"\xbfk\xf4\xbe\xb9\xdb\xdf\xdd\xc6\x7fSg~3z\xa1" +
+	"kj\xd5\xf6\xc6n\xde?\xcb\xc7\xd0S\x9e>\x06\xc5" +
+	"\xff\xc6\xbcQw]\x1b\xdc\xfb/D\x1af\xa9\xf6\xe6" +
+	"1\xd4=\x97\x8cAy^\xdf\xb0\xee\x07#\xda~\xdb" +
+	"\x83{,\xe0\xf6\xe8\xa4\x886\xe6\x80\xbco\x0c\xf5\x85" +
+	"11\x81@\xf2\x8a\x87\xb6<\xb3h\xcb-\xcfs;" +
+	"i\x1cW\x89;)\x99\x1a\x9c\xe0\\\xf9\xc4\xf3\x19z" +
+	"1e\x9d>\xae[\x9e5\x0e?]?\x0e\x153\xea" +
+	"\xdc\xd3\xb1\xde\x95_}\x81(C@H\xca=\xef\xfd" +
+	"|\xdb\x1d\x1f}Jnv\xba@\x00A\x96J\xde&" +
+	" \x0f-\xc1\xfd\xbd\xf3\xd7\x0f\xb6m\xba\x7f\xed\x0b\x99" +
+	"|\xa9\x99v\x94l\x93\xbbJ\xf0Sg\x09\xda\xc9'" +
+	"\xe3#\xcf~=\xb8\xfd\x05\xde\x1a\xae.\xa5\xd6PZ" +
+	"\x8a\xea\xd8\xdb=\xf0\xe0\xfdsN\xff\x14\xcfW`\xaa" +
+	",\xa5\x96\xd6X\x8a\xcb\x1d)\xbcn\xcf\xbb\xd3'\xff" +
+	",3(Pu\xec(\xdd+\xf7\x94\xe2\x9c\x9d\xa5I" +
+	"<\xb2\x93\xf3\xe6\xff\xee\xcc=+\xf7\xf0\xeb\xed\x9c@" +
+	"\xd9\xbd8\x01\xd7\xbb\xb5\xfb\xdc\xd0\xc9O7\xbcl\xaa" +
+	"\xdfD\x1c\xfc\xde\x91|\xa7q\xfb\xcd\xeb\xff\xb8ko" +
+	":\xe2L\xa8\xa5\x883\x81F\x80\x0d3\xcbnZV" +
+	"\xfc\x0bN\xd7\xa5\x13\xe9\xa9O\xf9AYy\xeb\xa47" +
+	"\xf7\xf1\xcb\x16N\xa4F:t\".\xbb\xe1'_\xb9" +
+	"\xfe\xa6\xa7\x16\xfc\x92'\x98>\x91\x9e\xfa,Jp|" +
+	"\xf9\xces~u\xc9/yo]\x82\xccA\xd6&\xa2" +
+	"&\x97.>\xe2k\x1f?\xf3\xd54\xe07\x09\x9c\x93" +
+	"\x90C\xf3\xc2\x93\xcd\xe2?O\xd8\x9f\xda\xbf\xb9\xbdI" +
+	"\x94\xa0\x9c\x12\x1c\x1f:k\xcf\xd7\x96x\x0e\xa4\xb9\x92" +
+	"2\x89\xda\xe6\xa2I(\xe0[\xdb_\xbb\xe5[\xc9]" +
+	"\x07R\xb6I\x09\xf6O\xa2\xda;LY\xfc\xe3\xa5\x0b" +
+	"_\xf2\xfdz\xdd\xaf\xb2\x00\x0f|\xdd\xf2@\x1f\xd2;" +
+	"}.\x90w\xe0\xc7\xe4\x92[>k\xdfu\xfaK\x07" +
+	"y\x88\xda\xe8\xa3\xec\x1e\xf5\xe1z\xcf>\xf9p\xcfp" +
+	"\xff#\x87\xd2\xd46\xd9T\xdbd\\\xefo\x17\xe7\xfc" +
+	"\xadf\xcd{\x87x\x99\xa6O\xa6\xe63\x8b\x12\x0c\x1f" +
+	"\xd7\xfd\xa4\xb2{\xd3\xeb\xdc\x91\xa8\x93\xa9\xf9\xffp\x87" +
+	"c\xf5\xfa\xf9G\xde\xe4y\xd7O\xa6\x81R\xa1SK" +
+	"\xda\\K\xba\xde\xff\xfd\x9b\xdc\xd4\xce\xc9\x14\xfeZ\x1e" +
+	"\xff\xcd\xd4\xfb\xdf\xe9\xfa\x0d?u\x899U\xa3S/" +
+	"<\xf6\xd9\x8fV?s\xfa(7u\x1d\xee\xca\x91\xec" +
+	"\xb9\xe3\xad'f<\xfe\xd4\xdb\xbc\x06;L\x89\xba\xe8" +
+	"\xd4\xc1\xfb7\x0d*\xd8r\xecm\x9e\xf7\x96\xc9\xf4\x0c" +
+	"\xb6R\x82\xc0\xc2\x1b\"\x85\x0d\x17\xde\xe1\x09^\x9e\x1c" +
+	"@\x82C\x94\xc0\xdf\xb1\xf5\xae\xca\xaa;\xdf\xe5,\xf8" +
+	"\xac)\xb2o\xc3K7Mo\xb9\xf6\x04?\xf5\x88\xb9" +
+	"\xef\xe3t\xea\xcc\xe4\x87\x0f\x9c{\xd6\x7f\"\xeb\xf8\x0a" +
+	"\xcb\xba\xe5\xa1e\xe8QR\xd9]\xb2\x8a\x9f\x92\x9f\xbd" +
+	"\xbe\xeb\x83\x82\x87\x1b\xdeKS`\x19\xdd\xa9R\x86\xdc" +
+	"\x1e\xfb\xb7q\xe5O\xfe\xf9\xd0\xfb<Ag\x19=\x9c" +
+	"oS\x82\xf2\xa5\x8f\x94\xdc\xbbk\xfc)\x9e\xe0\xd12" +
+	"\xeaPOS\x82\xf5s\x17M\xbe\xe3\xc3\xef\x7f\xc0\xe9" +
+	"q_\x19=\x82\x8f_\xfb\xe5\xc8\xe2\xe8\xfa\xd3\xfc\xd4" +
+	"\x1deT\x94\x1e:\xf5\xdc\xbd\xbbN\xbd\xe4\x99{\x86" +
+	"\xf7\x973e\xf3\x91\xa0\xb7\x0c\xfde\xe1\xf2\x9f\x94m" +
+	"\xfa\xc3\xc6\x0fy\x0e\xf7\x95\xd3\x93\xd8X\x8e\x1c\x0e\x96" +
+	"\xc6\xdf\xdf\xfc\x97\xc8G\x998F\x03GO\xf9\x9b\xf2" +
+	"\xcb\xe58gw\xf9\x0f\x11X\xde\xd86\xf2\xd6\xcd\xd2" +
+	"Cg\x91\xda\x99\x89\xa6\x8b\xae= k\xd7R\xe3\xbb" +
+	"\x96F\xad\xe7\xceW\xfc\xfe\xdd+~{6+\x83\xa8" +
+	"\xa8\xf8\xa9|}\x05E\xe0\x0aL\xb1\xbe\x7fb\xd3\xb1" +
+	"\xf3w\xdf{>W\x12S_\xd1-+\x15\x14\xd1+" +
+	"h\xc6\xfb\xe5\xd7\x97N\x98U\xfd\x1f\x7f!\xca\x08\xdb" +
+	"\x81wVR\x8d\xbfX\x89\x0e%\xdd\xf9\xddd\xd1\x82" +
+	"[\xff\xca\x0b]\\E\xd5vM\x15\xf5\x97\x89\xe2\xd8" +
+	"{\x9f~\xeb\x02o\x9fuU\xf4H\x1a)\xc1\xa1?" +
+	"\xbd\x92\xdcP9\xba7\xcbD:\xaa\xb6\xc9]U\xf4" +
+	"\x8c\xab\\ _3\x0dmd\xed\xddO\xd4w,:" +
+	"\xfcI\xce\x94e\xe0\xb4nYB2\xb9p\x1a\xc6\x18" +
+	"\xff\xd1\xad\xe3\xb7\x1c\xbd\xf2S~s\xa7\xa6\xd1\xdd\x9f" +
+	"\x9d\x86k[a'\x83\x1b\x85\xfa\xab\xa7\xaf\x97K\xa7" +
+	"\xd3\xcc`:\xd5\xf1]\x83\x9f:|\xe4\xe8\x87\x179" +
+	"\xe399\x83:\xe1/\xa4\xf17\xba{+.q\xdf" +
+	"\xec\x9fA1\xfe_\xff\xbc\xf5\x9e{\x8e\xdep)-" +
+	"<\xcc\xa0V\xb3{\x06na\xf9Mg\x07.\xfdf" +
+	"\xdb\xa5\x9c\x02\x1d\x9f\xf1\xb6|f\x06~:5\x03\x05" +
+	"zX~\xee\x01\xe3o\x97.\xa5E\x8c\xdd\xd7QT" +
+	"\xdfw\xddJ\xb2(\xa9\xb7\xa9\x09\xedv\xd5\x80)A" +
+	"5\x1e\x8dW\xcf\x16\x83+\x9a\x00\x94\x11\xa2\x83\x10\x07" +
+	"\x10\"m\xf1\x11\xa2l\x10Ay\\\x00\x00\x0f\xf2\x91" +
+	"\x1e\xad%D\xd9,\x82\xb2K\x00I\x10<\x18\x18\xa5" +
+	"\x9d8\xb8]\x04\xe5\x05\x01$Q\xf4\x80H\x88\xd4\xb3" +
+	"\x98\x10e\x97\x08\xca\x1e\x01$\x87\xc3\x03\x0eB\xa4\xdd" +
+	"\xf3\x09Q^\x12AyM\x00\xc9\xe9\xf4\x80\x93\x10i" +
+	"\x1f\x0e\xbe\"\x82\xf2\x86\x00\xee6M\x0d\xc1@\"\xc0" +
+	"@\x02\xab\x13\x9a\xde\x191t\xb8\x92@\x93\x08Pd" +
+	"\xe7\xa1\x04pp\xb5\x1a\x8fG\xc2Z\x08\x06\x10\x01\x06" +
+	"\x10H\x86:\xe3\x91pP5\x88\xa8\xe9\xd6`B[" +
+	"\xae\x05\x0d-D\x08\xe1\xc6Bj\xe6\x18\xd3\x88\x90\xd2" +
+	"Hsg\x8b\x1eL\x84\xe3\x86+\x1c\x8b\xa2j\x1c\xa2" +
+	"\x93+\x19\x80\x15n\x92TM\x04\xc9\xe9\xaa\x09v&" +
+	"\xf4X\xc2\x0fM`3sd2\x0b\xc7\xa2SL\xc2" +
+	"\x92\x00\x8a'\x1a\xba\xe2\xb0t^XM\x882@\x04" +
+	"\xc5#@\x8a\x1f\xd3\x86\xc5RL\xb1\x0chjHK" +
+	"L\xd1\xd5\xdb\xb5\x92&5\xa1\xb6\x83\xae\x0c\xb08M" +
+	"B\xfdO\x14A\x99f\x9f^E%!J\x99\x08\xca" +
+	"L\x01\x92\x86\x11i\xd6\x82\xb1(\x11C:8\x89\x00" +
+	"N\x02\xde\x88\xda\xa2E`0\x11`p\x8e\x15\x9b\xf1" +
+	"\xff)j<\xaeECZ\xa2\xa4Iu'\xd4v=" +
+	"\x0fY\x82n\x8f\x0a\xe9\x8a\xe4\x17\xd2$\x03\xc9\x0e\xe0" +
+	"\x04@\xeaC\\S\x91-ZI\x0d\x15\xba_\x99}" +
+	"\x9c\xcc\xcb\x12\xb1\xf6\x1b;\x13:\x11m\xbd\xba\xf5p" +
+	"t\x05Hv\x04\xcaX\x9f9H\xb3\xd7P\x8dN\x1d" +
+	"\x0d\xa1\x88\x9a\xfd\xa4JJz\x8d\x8f\x10\x10\xa4b\xfc" +
+	"#JR%!\xde\xce\xa8\xae\x19\xeep(\xa2\xb9[" +
+	":\xf5.\xaf\x96H\xc4\x12Y\x02\xcdN\xe91\xa5\xd0" +
+	"\x92&\xaf)\x0f\xa7\xa8J[Q\xde\x16\xd5\x08\xb6A" +
+	"\x91\x9d\xe4\x12\x80\xa2\xbc\x87\xb4,\x96XaZ\x85N" +
+	"yX*\x9a\xdf\x8f\x8aT\xe3Fjv\xe8\x19LC" +
+	"\xed\x9a\xa1B\x91]\x1ee\xac\xcc\x1cfA\xbc\x99\xaa" +
+	"\x88\xa0\x8e\x06S\x1d]]Ku44@u$\xcd" +
+	"'\x84\xf9\xac\xed\xab\xa0\xf1.\xda\xb75\xa1D\"g" +
+	"r\xd6\xe1\xb8q\x00\xd7\xbd\x81:)+\x02\x81\xd5\xa2" +
+	"\xf2a\xf0\x11A\xde\x07.\xb0\x030\xb0\x8aP~\x11" +
+	"\xaa\x89 \xef\x00\x17\x08V7\x05X\xc8\x92\xb7\xc2|" +
+	"\"\xc8[\xc0\x05\xa2\xd5y\x00\xd6Z\x91\xef\xa3s\xd7" +
+	"\x80\x0b\xec\xf2\x14X\xfe(wB%\x11\xe40\xb8\xc0" +
+	"i\xe5\xe2\xc0\xb24y\x09\x9d\xab\x80\x0b\x0a\xac\x84\x11" +
+	"X\x83A\xae\x83\x00\x11\xe4Y\xe0\x02\x97\x95\x13\x02\x8b" +
+	"Ur\x05\x9d[\x0a.\x18`\xe1=\xb0*C.\xa6" +
+	"\xf2\x16\x82\x0b\x06Z\x8d\x17`\x85\xb7\x0c\xf8\xad\xd4\xeb" +
+	"\x82AV)\x09,G\x93\xce\xcc'\x82t\xd2\x05W" +
+	"Xu8\xb0\x88&\x1dA\xac\xdb\xef\x82\xc1V\xc9\x01" +
+	",'Et\x17\xa4\x1e\x17\x14Z\x19.\xb0LM\xfa" +
+	"q\x80\x08\xd2V\x17\\i%\xce\xc0\xaa\x02ic-" +
+	"\x11\xa4u.w8\xba,\xe6\x87\x9a\xcexH54" +
+	"?$\x19\xd0\x10B\xfc\x0c(\xfc\xe0mM\xa8Q\x83" +
+	"\x0e\xdc\x1e[\x81t-\x9d\xed\xf1\xbax,H\xa0\xcd" +
+	"\x0f5\xf4k\xdd\x0fn\x04F?\xb8\xd1\x13\xfc\x90\x0c" +
+	"\xb6\x85#\xa1\x84\x165\x99\x85\xb4\x88F\xd7\xd05\xc3" +
+	"\x08G[u:\x9c\x0c\xc6\xa2\xcb\xc2\xad\x9d\x09\x02\x9a" +
+	"\x1fV\x07c\xedq5h|q@O\xa1p\x96\x09" +
+	"\xdf\xa2vF\x8c)\xf1p\xb4\xd5r\xc9<f\xceD" +
+	"i+\x09\xd4\x98\xc1\x8f\xf7]\x84\x83\x12\x11\x94\xa9\xb6" +
+	"\xef\x96W\xda\xfe\xec\x8d\xad\x8cj\x09(\xb2\xebk\xd3" +
+	"Q\xbd\x1ar\xcc\x8a#V\x9cc*\xa0nk\xadV" +
+	"\x87Q\xdd/\x82\xd2 \x80\xc4\x96\xab\x0f\x10\xa2\xcc\x13" +
+	"AY\xc8\xc5\x7f%A\x88\xd2$\x82r\x9b\x00\xab\xe3" +
+	"\x89\xf0\xedj\xb0\x0b\xdcv\xa6I\x00\xdc4\xe6\x1aj" +
+	"8\xba N@\xb7\xf6b\x8e5k\xc4\x1b\x8cE\xed" +
+	"8\x94\xe5\xdf\xb7\xb8Q\x85\xb8A\x0f\xf5oV\xbc\x03" +
+	"+N\xa5\x07\xd1\x88\xd6\xa2w\xb3L\x0aX\xbd\"u" +
+	"-'\x82\xd4\x81\xbe\xcdz\x12\xc0Z^\x92\x86\x86\xb9" +
+	"\x04=\x9bu\xfc\x80%i\x92\x82NR\x87~\xcd\xca" +
+	"\x01`\x95\x85t=:B\xb9\x0bs\x14#\x96@S" +
+	"J}\x9aM\xdc\xa1\xf6p\xd4\x0f\xc9X\\\x8b\xce\x0e" +
+	"\xb5\x87\x09D\xfd\xe0\xc6\xe3\xf7CM$\xdc\x1eF\xf3" +
+	"\xe4m\x8aI\x19\xf0j\xaan\xe6\x1ac\xa8f\x17\xf9" +
+	"(|*\xf3)|6.\xa6!\xa6~=!\xe0\x90" +
+	"\xeaq\xd0I\x8f\x09\x0a\xa4Y\xf8\x9f\x0bwE\xdc\xd1" +
+	"XTK\x86C\x01\xadSOA\xaa\xa1F\xb4\xbax" +
+	"\x8c\x88\xc1\xb6d{X\xd7\xc3\xd1\xd69\xa0Q\xef\x8a" +
+	"\x06\xa1\x8b\xda}$\x1c4\x08!\xab\xc3\xd1\xdb\xd5H" +
+	"8\x944b\xb1\x065\xd1\xaa\x11Bjt-\x98\xd0" +
+	"\x8c,\xcba\x11\x8cZ\xce\x00\x13xSM``\xdd" +
+	"&\xa9\x02\x15U\x8a\x07\xc3\x8a\x04`\x0d\x03\x0c\x9a\x82" +
+	"T\xe8\xaa1=\xdd\xf2Y^7\xe9>\xc4T\x1a\xb5" +
+	"\xfd#O\xb8T\x91\x0a$\xbbj\xc8\x08\xebv\xd0\xa2" +
+	"i\x98AL\xe3b\xbc\xbe\x8d1q\x95\x08\xca\xf7l" +
+	"_[\x83y\xcb\xb7DP\xeeF\xe3\x07\xd3\xf8\xd7\xe2" +
+	"\xe0\x9d\"(\xf7b\xf2\x0bf\xf2\xbb\x0e\x07\xbf'\x82" +
+	"\xf2\x00&\xbf`&\xbf\xf7\xe1\xe0\xdd\"(\x1b\x04p" +
+	"\xc7\xe2\xf5!\x96g\xd5\xe84l\x82\xdb\xee\x7f\x9b." +
+	"\x93\x91\x01\"\x04\xea\xb1(\xb8\xed6p\x8a.\x84n" +
+	"\xd4_\xde\x86\xf0j\xe6\x9cFz\xa6\xe8\xb3a\xc5r" +
+	"\xf4\xf2j\x1bW(0C\x91]h\x9a\xb0R\xa3\x06" +
+	"\x83\x9a\xaeC\x91]k\xf5\x9f\x92X\xebs@S\x99" +
+	"\x0bhpp\x8e\x08J\x13\x074\x8d>\x1b}\xbct" +
+	"\x11\x90\xec\x86\xbfy\xc0\xf9@0\x8f\x10y\xf6j\xc6" +
+	"\x87\xact#\x9d\x88F\x1a+\xf5\xce-\x90%\xcfb" +
+	"\x1e8S\xb6\xa3 a\x83\x08\xcaWQ\x9e`,\xae" +
+	"A\x91\xdd4Nm\xf0\xb2\xf3tz\xde\xfd\xc4\x1b3" +
+	"\xd6\xe6L\xd2}\xb63\xf5\xa7;\x86_\x8d.\xcdP" +
+	")zYl\x0e\xa3\x88\x07EP~\xc7\x1d\xee\x11\x8c" +
+	"\"o\x89\xa0\x9c\xe0\x0e\xf78\x0e\xbe#\x82r\x9a\xab" +
+	"\"Oa\x10:!\x82\xf2\x91\x00\x90*\"\xcf\xa0i" +
+	"\xfeA\x04\xe5c,\"\xc1,\"\xcf\xe2\xec\x8fDP" +
+	">\x11@*\x10<P@\x88\xd4\x8b\x83\x17D\x08\x80" +
+	"\x00\x92K\xf4`\x15,]\xc4\x0c\xf8s\x11\x9a\x07\x80" +
+	"\x00^#lD4K\x91\xf1D\x0c\x13\xd1z\x02\x96" +
+	"s&C\xe1\x84\x164b\x09\x02]ll\xf5\xedZ" +
+	"B\x0f\xc7\xa2\xd9\x0el]\x96\xa5b^0\xa1\xa9\x86" +
+	"\x16\x9aM\xc0\xb0b\x9b\xa9\xf3\xf41\x93\xc1l\x04\xe0" +
+	"\xac\x18\x98Q\x00a\x1ed\x97\x8e\x9c\x1b\x8fM\xb9\xb1" +
+	"\xdf\xb6\xbaYx\x883EP\xe6\x08\xe0\x8a\xc5\xb9J" +
+	"\xda\xea]\x9b\x95tZ\xdd\x9d#\xbbF\xdb\xa4\x95\x8f" +
+	"\xb5\x9c\x8a\xaco\x13Ai\xe3\x0eV\xc3\xa3Y*\x82" +
+	"\x12\xe1\x0e6\x8c\x0ao\x13A1\xb8\x83\xed@\xbb\x88" +
+	"\x88\xa0\xac\x12\xc0\x8d\"\x01\x10\x01\x00Q\x85\xc6\x02\xf6" +
+	"o\x12=\xb1U50\x0c\xb1\xb1\x14\xb63\x8a\xcc\xdd" +
+	"\xd6y\xa3F\xd8\xe8\xca\x8f\xe7\xd6v\xd7\x8c\xe5\x01=" +
+	"\xb5\xdd\xb5>\x1b\xd0A\xec\x0b\xcfGrx\xbe\"\x1c" +
+	"\xb5L\xc6\xb5B\xb3L\xc5\xdd\x12\x0buA!\x11\xa0" +
+	"0\x0b\xcfE\xd5\xc8{\xd8\xa6{\xb2\xa45o\xa9M" +
+	"c\xe1\x14\xd3z4=?YF\xa9\x99+x\x8e\xb5" +
+	"\xfd\xdd\xa5\x06W@\x91}\xe9\x9d\x07*\x17\xc4\x9b\xc3" +
+	"\xd1\x15Sh\xed\x9a\xa3\xd2\xec7\xac\x04c!\xcb\xf5" +
+	"\xf2\x850\x16\xa6\xe7\"\xd6\xd6G\x97\xc5\x08\x0d\xd4e" +
+	"l\x19\xb9\x14F\x12\xd2<\x06Dh.\x03{%y" +
+	"\x12T\x13\xd2\\\x82\xe3S\xc1>^\xb9\x1c*\x09i" +
+	"\x9e\x88\xe3\xd3\xc06H\xb9\x82\x8e\x97\xe1\xf8L\xb0\xc0" +
+	"F\x9eN\x87\xa7\xe2\xf0\x0dH\xeetP\xbc\x91\xaf\x87" +
+	"\x00!\xcd3q|\x0e\x8e\x17\x00\x85\x1cy6\x1d\xf7" +
+	"\xe3x\x03E\x1d\x81\xa2\x8e\\\x0f\x8b\x09i\x9e\x87\xe3" +
+	"\x0bq|\x80\xe8\x81\x01\x84\xc8\x0a\xa5o\xc2\xf1\xdb@" +
+	"\x80k\x06\x82\x07\x06\x12\"/\x82ZB\x9a\x17\xe2\xf8" +
+	"R\xa4\x1f\xe4\xf4\xc0 B\xe4%\x94\xfe6\x1co\x03" +
+	"\x01\xc4\xb0\x9dE\xc4\xd5\x84\x165\xd8\xbf\xf9\xe2Iz" +
+	"\xe8\xc8(\x0dRpU\xcba]N\x08\x8b\xa8\xbaq" +
+	"3&\x97\xe2l{P[\x15\x0f'4\x9d'\\m" +
+	"\xd6h\xb67\xa7\xfeO\xc7\xbe~2\xbdT_$;" +
+	"\xdax\xc3QC\x0be\xc0Re.X\xaa\xcd\x05K" +
+	"H\x19\x12A\x89\xdb~\xde\x1e\xb0Q\xc9k\xc4Vh" +
+	"\x16\xc4\xaf\xa6\xc1\xde\xce\xd9\xf2\x86\xeb\x1cZ\xc8\x91s" +
+	"N\xd1V\xc5\xb5\xa0!j!\xf4\x98\xc1\xc9\xa4\xb9>" +
+	"\xef3W\xc3\xa5d\x0ai\xd2\xbc\x06\xb3{R\x90\xaf" +
+	"9\xc8\x94S\xebV\x8d`[\xfe\x8a.w\x9e\x95\xca" +
+	"K\x1a\xc7\xa6\x92\x95\x90\x00\xabi\xdf\x89\x13<\xcdb" +
+	"\xd2\x83\x8a\xd5%7\x83J\x9e\x93M\xd5I\x88\x19\xae" +
+	">\xfa]i\xea\xef3\x18\xf6\xdd\xfc\x94@\xc8\xd1\xfd" +
+	"\xcc\xd5\x09\xf4\xd2\xda,o?\xb8!\xd6Z\x175\x12" +
+	"]\x14\x80J\xac\xb5\xce\xe2\xe1\x9c\x16A\xb9`k\xf5" +
+	"\xbc\x8f\xcbF\x98V{Q\xfd\x1f\x8b\xa0|\x8e\xb0#" +
+	"\x98'\xfe\xe9X.Eq\x08\xe6y_\xc4\xe9\x9f\x88" +
+	"\xd0\xec\xa0\x90#\x9a\x90\x030\x96\xcb\\\xa4\x02\x87\x89" +
+	"8N\xf0\x11\x12@@\x18L\x01g\xa9\x098\x03)" +
+	"\xfe9p\xbc\x88\x02\x8e`\x02N!\xc5\xcb\x018\xee" +
+	"\x81\xac&sZ]\x92y\xf4.]\xeb`\xda\xf9\x82" +
+	"\x01\xcf\xcc\xa3\x99\xfb\xf7\x1f\xf0h3\xdb\xaa\x11\xf2\xb4" +
+	"\x8c\xdb\xa9\xdfg\xa7\xf8}\x05(\xc63\xab\x8fcF" +
+	"\xd0\x84\xa6k\xc6\x02\xac\x1cR\x94:\xf9\x9fk\xbcd" +
+	"\x88\x9cj\xbf\xf4\xdbNG\xe4d\x15\x09\xaf\x9aZ[" +
+	"5\x99(\x95'_\x88\x84u\xc3\x0e\xd9y\xb4\xbc," +
+	"\x1c1\xa8P\xd6md\x1e-\xa7{u@\xd3\xdd4" +
+	"\xb5\xe8\xaf\xc0\xab\xbe\xcc\x02/o\xd9\xf9E+<+" +
+	"\x19b\xc6\xe6\xee\xec\xe3~\xe2\x0b\x1b[*c3{" +
+	"\x869\xd9b\x1e<X\x04e\x84\x00IMMD\xc2" +
+	"\x9anpm\xf6\xbc7\x1eQ5\xae\xb7\xc5\x8c\x9c-" +
+	"A\xd6\xce\x9fc[\xe6l\xdc\xfe\x0d\"(\xf3p\x1d" +
+	"\xcc\x85\xc3\x9a\x8e\xebX8m\xbd52q\xba\xbf\x8b" +
+	"\xa6\x94\x1b\xc5;\xf56\x0bks$\x8e%\xfd\xd4\x18" +
+	"9\xdb]!-a\x06p'!\xd6\x8b\x1b`O\xab" +
+	"\xa4\x0e\x1f\x11$\xcd\x05\xf6\xdb\x02`oE\xa4E\xf3" +
+	"\x89 ).\x10\xacG\x8c\xc0\xee\x90\xa5\xba\x00\x11\xa4" +
+	"Y.\x10\xad\xd7\x93\xc0\xde?H\x15>\xda\x90\xa2U" +
+	"\x87\x1f\x92L\xbdf\x07\x98]/\xd1\x0ep\x1f\xed(" +
+	"\xce\x91r\xb5T\xaa\xedZ\xcc\xb2\xf8Y\x09\xfb\\j" +
+	"(?NW\xbc\xd1\xa2\xae\xa2\xda*\xa3Im\xd5\x88" +
+	"wa\x9fq\x90\xefD\xf4w\x9fx\x99\xa6\x9c#N" +
+	"/\xe7,\xb9E[\x16Kh7v\x12w\x9fF\x94" +
+	"\xd9\xdf\xce\xcc\xea2\xd76\x1b\xf1Z\xae[1\xde\x8f" +
+	"\xb8\xfe=\x14\xd9\x0f/\xfb\x14\xcc\xbc!\xe8\xa7\xb9c" +
+	"\xc1r@\xf3\xea}y\xf2\xe5\xec \x05\xe6\xac\xed\xd2" +
+	"\xe7\xd5\xee\x7f\xdb\xa9fE:v\x81\x9a'\x96\xd0\xf9" +
+	"9b\x89#\x17\xee\xa7\x9a\xb29\"\xf7\xdf\xd3\x94\xcd" +
+	"\x87|\xfd\x18\x0b\xab\x92s\x1dU\xb5\x8dN\xfd:]" +
+	"&@-\xf0R\xe4\xb3\xbb\xdb\xec\x15\x1aDw\xeeY" +
+	"Y\xf5\xc8\xd7\xb700\x01\xfb\xf5$\xb0w|R\xf1" +
+	"X\xda\xddv#p\xfa\xc1E;\xdc\xb9\xb0$\xd3\xe4" +
+	"sU\xe7\x97oq\xe61\x99\xd7\x0e\xfd\xde\xc6\x9bd" +
+	"Pd\xbf\xfe\xc9\xe0\x9a\x9e6\x99\xb5!\xdd?\xcb'" +
+	"\xf2\xb5\x10\xfb\xb9C\xce\xb9\xdb|\x1e\x9a\xd1\xf5\xe8\xcb" +
+	"C'\x0a\xac\xb9\x96\x11\x03\xad\xe74\x19g\x9f_@" +
+	"\x96\x18\x92\xff\xe3\xbd\xebTO7G\xa6\xf8w\x9c\x87" +
+	"U\xf4\x84u\xe3\xcb\x98\x09\x02\x8d\xd3\xa3,f=\x01" +
+	"\xee}\x0f\x93|w\xc0~\xdf\x03)\xc1\xf7\xa1}\xed" +
+	"\x11A9\xc8\x95=\xfb\xf1|^\x13Ay\x8bk\xa8" +
+	"\xa5\xf5\x8aSUOz\xaf\xb8\xa0\xc8l\xec\x1eo\xb1" +
+	"{\xc5_\xb4i\x9b\xbfIk6N\xea\xe9c V" +
+	"\xe5\xa6\x97\x82q\xb5U\xc38L\xc0\x8e\xc4+\xc3F" +
+	"\xdb\x1c-\xa2\x11\x97\xc158\xb2.W)\x88Z}" +
+	"+\xae1>2Wc\x1cO\xe8\x0d\x11\x94wl\xfd" +
+	"\x1d\xab\xe4\x14\xc0.\x98\x8e#\xe1\xefDP\xfe\xc0\x95" +
+	"\x8d'\xe7\xdb\xcdr\xc9)\x98\xfa;\xb3\xd8.O\xa5" +
+	"\x82=\xa6\xfe\xce\xd7r\xf5\xa9\xcba6\xc6{\xe7\xdb" +
+	"\xa5(\xd7W\xcac)\xe9\xb5Mz\xff8\x87B\x93" +
+	"\xcbb\x89\x15\x99\x05\xf7j\xb3<\xb4\xb5\xd7WV\xcc" +
+	"@\xb9\xa9\xc6\xbca\xe6\x1e\x99T\x9b\x8fL\xaa\xe9-" +
+	")\xe6\xa35\xe6\xfb\xae\x1a\xf3]\x89+\xb6lY\x16" +
+	"\x9b\x06/\xc5\x98\x8c'o\xcbS\xcf\xdb\x9e\xe2\x0ee" +
+	"\xeb7\x08Q\x1e\x17A\xd9\xce\xb9\xf3\x8f1\x99{&" +
+	"\xf5\x10\x8e5\xb5w\xa2\xae\x9f\x13Ay\x89{\xf3\xf6" +
+	"\"\x1a\xf0\x0b\"(\xafpo\xde^^n;E\xb2" +
+	"]]U\x1b\x0bu\xd5\x12w\x97\xc1\xbd[kWW" +
+	"-\x88\xebM\x1a\xa9I\xd4\xd2\xb7?\xdc\x17t\x80x" +
+	"k\xb3'\xd4\x87\x1a\x88\xa8E\xf9\xc1\xafh]\x0d\xd4" +
+	"t\xb9\xb19Z\\\x8b\x12wH_\x10\xcdjx\xe4" +
+	".\x94X\x1a\xf8\xbf\xfa\xc4\xac\xbf\xe4\x8b{\"\x02\x92" +
+	"\xfd\xa3\x97\x8c\xb4\xc2\x91\xef\x09\x99U\xeb\xe7\xc9mS" +
+	"\x94q\xe26\xc21L\\\xac_v\xe5y$6\x9b" +
+	"\xde\xfd\xdb\x15\x0d{g\x0c\xecQ\xb0\xd4\xd1B\x04)" +
+	"\x8c\x09\x03{x\x0f\xec1\xba\xb4\xc4\xc7*\x1a\xf6\x16" +
+	"\x1b\xd8\xd3\x7f\xa9n1\xabh\xd8/<\x80\xbdD\x96" +
+	"*\xb0\x12\x9a\xe4J\xb2hE\\j\x02\xcb\x17,O" +
+	"\xcc\x87\x094\xe5#\xa2\x96\xf0\xa7\x85\xc3\xdc\xcf\x10f" +
+	"{i\x85\x9d\xd1X\xad\xcd\xd5X\xad\xb4\x1b\xab\x90\xa3" +
+	"\xafj\xe1\x15\xdfX\xfd\xa2\xad\xd4\x8c\xeeI_\x8d\xd5" +
+	"\x9c\xf9}_\xb9\x0ef\x83&\x99\x9d\x11X\xbfn\xc9" +
+	"\x97\x0dB<\x03\xc2}6\x84[\x08>\xd6Fp\xab" +
+	"\xf3w,\x90B\xeb\x0b\x02\x80\x08\xdcoZ\xa4\xf3x" +
+	"t\x8e\x14V\xa7\xa1:\x06@\xc4\xea\x93c\xb9{\xd1" +
+	"\x82\x14V\x9f\xf2qP\xef\x9aJ[{i\x17\xa3i" +
+	"\x8d<\xbeq\x97\x0c\xd1w\x1f\xfa\x02\x04\x84\x94\xecH" +
+	"v\xa5\xa9b\xf6\x0c\xef\xb2\xfa{}_\xa6\xe7\xadv" +
+	"\xb8\xe7Qy\xdbt9\x8a\x8d\\\x0d\xac\xfe\x1b\xc8i" +
+	"\x81\xb9\xd9P\x0d\xb13\xd3\xd2G\xda\x96\x9e\xfbb\x13" +
+	"r]lB\xf6\xc5&\x7f;\x937\xfb\xc8q\xf5\x9b" +
+	"q+\xddG\xab4\xd7\xbd\xdb\x7f\x1d\x95\xff3\x00\x00" +
+	"\xff\xffw\\5\xea"
 
 func RegisterSchema(reg *schemas.Registry) {
 	reg.Register(&schemas.Schema{
@@ -9504,6 +10913,7 @@ func RegisterSchema(reg *schemas.Registry) {
 			0x986fb6b198683f52,
 			0x98cfee5cbd7979f2,
 			0x98e9710be312300b,
+			0x99b5935e81ecc991,
 			0x9c9171a2ddb6acfe,
 			0x9d960fee25973552,
 			0x9e2d6f898135e50d,
@@ -9520,6 +10930,7 @@ func RegisterSchema(reg *schemas.Registry) {
 			0xb0d96f3cb202057e,
 			0xb109bfca11e0d67b,
 			0xb1168ea371eaa320,
+			0xb1aadfac47c51eb4,
 			0xb24dac333007541e,
 			0xb3c2632f871c487a,
 			0xb5d668188a8994ce,
@@ -9533,17 +10944,22 @@ func RegisterSchema(reg *schemas.Registry) {
 			0xc0778be9d84a48e1,
 			0xc14ca52b15eeb257,
 			0xc2b4e79255ac4ddc,
+			0xc319664e2c389401,
 			0xc5d229672d2c8a2e,
 			0xc64fa44e394bb794,
 			0xc65d6140eeb16add,
 			0xc738266d2ad55a60,
+			0xc927ae0353e15453,
 			0xca145d5ec03d15dd,
 			0xcab4ff7c56c8acd4,
 			0xcb89cf2a3ef4fea7,
 			0xcc3ee8b46dfb565d,
 			0xcd9a4017b596a3af,
+			0xcde2813ff744fdf7,
 			0xce97bd51a3b22317,
+			0xd2d54a927f04ad8f,
 			0xd2dee3795d076824,
+			0xd379dc8e30d3a062,
 			0xd7e8a87f9cfb9ff4,
 			0xdaa4a036a2d47eb5,
 			0xdad999060a97c90c,
@@ -9551,12 +10967,16 @@ func RegisterSchema(reg *schemas.Registry) {
 			0xdf80333287a17140,
 			0xe02f62354ebc942a,
 			0xe040afee90ebff38,
+			0xe24c9606e6b4cefb,
 			0xe3cdefa32d23db9f,
 			0xe526b48c249a602d,
 			0xe686eb7e2b594792,
+			0xe8926e191ac6c8f0,
 			0xe94714bce5b48cee,
 			0xeb95e4972cb76a54,
+			0xec6cf298e37025cc,
 			0xed931198571aaad0,
+			0xedd60bdfde31f1b0,
 			0xf18c88f1d997e086,
 			0xf2fa3a3d2760ce46,
 			0xf3574f10ff838011,
@@ -9568,6 +10988,7 @@ func RegisterSchema(reg *schemas.Registry) {
 			0xfdebd7d5d1a40c87,
 			0xfe31f50f432611c3,
 			0xfe3cd78b8ba1efbe,
+			0xfe687b6009ed4e6a,
 			0xfefef77490b01396,
 		},
 		Compressed: true,

@@ -167,3 +167,8 @@ func (a *adminServer) ResetOwner(ctx context.Context, call schema.Admin_resetOwn
 		return setBumped(call.AllocResults, sh.Epoch, m)
 	})
 }
+
+// Statuses answers the status of every live share (a later release).
+func (a *adminServer) Statuses(ctx context.Context, call schema.Admin_statuses) error {
+	return unimplemented("Admin.statuses")
+}

@@ -101,3 +101,18 @@ func (s *shareServer) Children(ctx context.Context, call schema.Share_children) 
 func (s *shareServer) Delete(ctx context.Context, call schema.Share_delete) error {
 	return unimplemented("Share.delete")
 }
+
+// Settings answers the share's settings (a later release).
+func (s *shareServer) Settings(ctx context.Context, call schema.Share_settings) error {
+	return unimplemented("Share.settings")
+}
+
+// Configure replaces the share's settings (a later release).
+func (s *shareServer) Configure(ctx context.Context, call schema.Share_configure) error {
+	return unimplemented("Share.configure")
+}
+
+// Compact drops the ops before a cursor (a later release).
+func (s *shareServer) Compact(ctx context.Context, call schema.Share_compact) error {
+	return unimplemented("Share.compact")
+}

@@ -108,6 +108,7 @@ func SetAck(dst schema.Ack, ack sharevat.Ack) error {
 	dst.SetApplied(uint32(ack.Applied))
 	dst.SetDuplicates(uint32(ack.Duplicates))
 	dst.SetRejected(uint32(ack.Rejected))
+	dst.SetRedacted(uint32(ack.Redacted))
 	l, err := dst.NewResults(int32(len(ack.Results)))
 	for i := 0; err == nil && i < len(ack.Results); i++ {
 		err = setResult(l.At(i), ack.Results[i])
@@ -132,7 +133,7 @@ func ReadAck(src schema.Ack) (sharevat.Ack, error) {
 	var e errs
 	ack := sharevat.Ack{
 		Head: sharevat.Cursor(src.Head()), Applied: int(src.Applied()),
-		Duplicates: int(src.Duplicates()), Rejected: int(src.Rejected()),
+		Duplicates: int(src.Duplicates()), Rejected: int(src.Rejected()), Redacted: int(src.Redacted()),
 	}
 	l, err := src.Results()
 	e.do(err)

@@ -57,7 +57,7 @@ export class Meta extends $.Struct {
     static _capnp = {
         displayName: "Meta",
         id: "b018348ca8240143",
-        size: new $.ObjectSize(24, 4),
+        size: new $.ObjectSize(32, 4),
     };
     get title() {
         return $.utils.getText(0, this);
@@ -101,13 +101,23 @@ export class Meta extends $.Struct {
     set updatedAt(value) {
         $.utils.setInt64(16, value, this);
     }
+    /**
+* when status last changed (server-set; 0: never set)
+*
+*/
+    get statusAt() {
+        return $.utils.getInt64(24, this);
+    }
+    set statusAt(value) {
+        $.utils.setInt64(24, value, this);
+    }
     toString() { return "Meta_" + super.toString(); }
 }
 export class ShareInfo extends $.Struct {
     static _capnp = {
         displayName: "ShareInfo",
         id: "ed931198571aaad0",
-        size: new $.ObjectSize(16, 2),
+        size: new $.ObjectSize(40, 3),
     };
     get id() {
         return $.utils.getText(0, this);
@@ -145,7 +155,206 @@ export class ShareInfo extends $.Struct {
     set head(value) {
         $.utils.setUint64(8, value, this);
     }
+    /**
+* the share this one was forked from ("" for none)
+*
+*/
+    get parentId() {
+        return $.utils.getText(2, this);
+    }
+    set parentId(value) {
+        $.utils.setText(2, value, this);
+    }
+    /**
+* the parent's cursor it was forked at
+*
+*/
+    get forkCursor() {
+        return $.utils.getUint64(16, this);
+    }
+    set forkCursor(value) {
+        $.utils.setUint64(16, value, this);
+    }
+    /**
+* in Admin.list: a deleted share (its id is never reused)
+*
+*/
+    get deleted() {
+        return $.utils.getBit(192, this);
+    }
+    set deleted(value) {
+        $.utils.setBit(192, value, this);
+    }
+    /**
+* the earliest cursor still readable (1 unless compacted)
+*
+*/
+    get earliest() {
+        return $.utils.getUint64(32, this);
+    }
+    set earliest(value) {
+        $.utils.setUint64(32, value, this);
+    }
     toString() { return "ShareInfo_" + super.toString(); }
+}
+/**
+* Admin.list: every set field must match; unset or "" matches any.
+*
+*/
+export class ListFilter extends $.Struct {
+    static _capnp = {
+        displayName: "ListFilter",
+        id: "ec6cf298e37025cc",
+        size: new $.ObjectSize(8, 4),
+    };
+    get projectId() {
+        return $.utils.getText(0, this);
+    }
+    set projectId(value) {
+        $.utils.setText(0, value, this);
+    }
+    get directory() {
+        return $.utils.getText(1, this);
+    }
+    set directory(value) {
+        $.utils.setText(1, value, this);
+    }
+    /**
+* unset: any
+*
+*/
+    get status() {
+        return $.utils.getUint16(0, this);
+    }
+    set status(value) {
+        $.utils.setUint16(0, value, this);
+    }
+    get parentId() {
+        return $.utils.getText(2, this);
+    }
+    set parentId(value) {
+        $.utils.setText(2, value, this);
+    }
+    /**
+* at most this many (0: the server's page size, 100; at most 1000)
+*
+*/
+    get limit() {
+        return $.utils.getUint32(4, this);
+    }
+    set limit(value) {
+        $.utils.setUint32(4, value, this);
+    }
+    /**
+* from the previous page's nextPageToken; "" for the first
+*
+*/
+    get pageToken() {
+        return $.utils.getText(3, this);
+    }
+    set pageToken(value) {
+        $.utils.setText(3, value, this);
+    }
+    /**
+* include deleted shares
+*
+*/
+    get withDeleted() {
+        return $.utils.getBit(16, this);
+    }
+    set withDeleted(value) {
+        $.utils.setBit(16, value, this);
+    }
+    toString() { return "ListFilter_" + super.toString(); }
+}
+export class ShareStatus extends $.Struct {
+    static _capnp = {
+        displayName: "ShareStatus",
+        id: "fe687b6009ed4e6a",
+        size: new $.ObjectSize(16, 2),
+    };
+    get id() {
+        return $.utils.getText(0, this);
+    }
+    set id(value) {
+        $.utils.setText(0, value, this);
+    }
+    get status() {
+        return $.utils.getUint16(0, this);
+    }
+    set status(value) {
+        $.utils.setUint16(0, value, this);
+    }
+    get statusAt() {
+        return $.utils.getInt64(8, this);
+    }
+    set statusAt(value) {
+        $.utils.setInt64(8, value, this);
+    }
+    get title() {
+        return $.utils.getText(1, this);
+    }
+    set title(value) {
+        $.utils.setText(1, value, this);
+    }
+    toString() { return "ShareStatus_" + super.toString(); }
+}
+export const Privacy = {
+    /**
+* the default: a secret-shaped match is replaced by [REDACTED:<rule>] before anything is written
+*
+*/
+    REDACT: 0,
+    /**
+* an op with a match is rejected with reason secret
+*
+*/
+    REJECT: 1,
+    /**
+* no scan
+*
+*/
+    OFF: 2
+};
+/**
+* A share's settings (Share.settings, Share.configure).
+*
+*/
+export class Settings extends $.Struct {
+    static _capnp = {
+        displayName: "Settings",
+        id: "99b5935e81ecc991",
+        size: new $.ObjectSize(24, 0),
+    };
+    get privacy() {
+        return $.utils.getUint16(0, this);
+    }
+    set privacy(value) {
+        $.utils.setUint16(0, value, this);
+    }
+    /**
+* keep at least the last N ops readable; 0: no limit by count
+*
+*/
+    get retainOps() {
+        return $.utils.getUint64(8, this);
+    }
+    set retainOps(value) {
+        $.utils.setUint64(8, value, this);
+    }
+    /**
+* keep at least the ops of the last D seconds; 0: no limit by age
+* With either set, the vat compacts (Share.compact) older ops in the
+* background; with both set, an op goes once both allow it.
+*
+*/
+    get retainSeconds() {
+        return $.utils.getInt64(16, this);
+    }
+    set retainSeconds(value) {
+        $.utils.setInt64(16, value, this);
+    }
+    toString() { return "Settings_" + super.toString(); }
 }
 /**
 * What the caller's own capability may do.
@@ -416,7 +625,12 @@ export const Reason = {
     MISSING_DEPENDENCY: 3,
     CONFLICT: 4,
     INVALID: 5,
-    TOO_LARGE: 6
+    TOO_LARGE: 6,
+    /**
+* the op carries a secret-shaped string and the share's privacy policy is reject
+*
+*/
+    SECRET: 7
 };
 export class OpResult extends $.Struct {
     static _capnp = {
@@ -520,6 +734,16 @@ export class Ack extends $.Struct {
     }
     set rejected(value) {
         $.utils.setUint32(16, value, this);
+    }
+    /**
+* secret-shaped strings replaced by [REDACTED:<rule>] in this batch
+*
+*/
+    get redacted() {
+        return $.utils.getUint32(20, this);
+    }
+    set redacted(value) {
+        $.utils.setUint32(20, value, this);
     }
     toString() { return "Ack_" + super.toString(); }
 }
@@ -1343,15 +1567,33 @@ export class Admin_List$Params extends $.Struct {
     static _capnp = {
         displayName: "list$Params",
         id: "c64fa44e394bb794",
-        size: new $.ObjectSize(0, 0),
+        size: new $.ObjectSize(0, 1),
     };
+    _adoptFilter(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownFilter() {
+        return $.utils.disown(this.filter);
+    }
+    get filter() {
+        return $.utils.getStruct(0, ListFilter, this);
+    }
+    _hasFilter() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initFilter() {
+        return $.utils.initStructAt(0, ListFilter, this);
+    }
+    set filter(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
     toString() { return "Admin_List$Params_" + super.toString(); }
 }
 export class Admin_List$Results extends $.Struct {
     static _capnp = {
         displayName: "list$Results",
         id: "cc3ee8b46dfb565d",
-        size: new $.ObjectSize(0, 1),
+        size: new $.ObjectSize(0, 2),
     };
     static _Shares;
     _adoptShares(value) {
@@ -1371,6 +1613,12 @@ export class Admin_List$Results extends $.Struct {
     }
     set shares(value) {
         $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    get nextPageToken() {
+        return $.utils.getText(1, this);
+    }
+    set nextPageToken(value) {
+        $.utils.setText(1, value, this);
     }
     toString() { return "Admin_List$Results_" + super.toString(); }
 }
@@ -1438,6 +1686,50 @@ export class Admin_ResetOwner$Results$Promise {
         return await this.pipeline.struct();
     }
 }
+export class Admin_Statuses$Params extends $.Struct {
+    static _capnp = {
+        displayName: "statuses$Params",
+        id: "b1aadfac47c51eb4",
+        size: new $.ObjectSize(0, 0),
+    };
+    toString() { return "Admin_Statuses$Params_" + super.toString(); }
+}
+export class Admin_Statuses$Results extends $.Struct {
+    static _capnp = {
+        displayName: "statuses$Results",
+        id: "e8926e191ac6c8f0",
+        size: new $.ObjectSize(0, 1),
+    };
+    static _Statuses;
+    _adoptStatuses(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownStatuses() {
+        return $.utils.disown(this.statuses);
+    }
+    get statuses() {
+        return $.utils.getList(0, Admin_Statuses$Results._Statuses, this);
+    }
+    _hasStatuses() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initStatuses(length) {
+        return $.utils.initList(0, Admin_Statuses$Results._Statuses, length, this);
+    }
+    set statuses(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    toString() { return "Admin_Statuses$Results_" + super.toString(); }
+}
+export class Admin_Statuses$Results$Promise {
+    pipeline;
+    constructor(pipeline) {
+        this.pipeline = pipeline;
+    }
+    async promise() {
+        return await this.pipeline.struct();
+    }
+}
 export class Admin$Client {
     client;
     static interfaceId = 0xf51e3294ffc4eacdn;
@@ -1468,6 +1760,14 @@ export class Admin$Client {
             methodId: 2,
             interfaceName: "sharevat.capnp:Admin",
             methodName: "resetOwner"
+        },
+        {
+            ParamsClass: Admin_Statuses$Params,
+            ResultsClass: Admin_Statuses$Results,
+            interfaceId: Admin$Client.interfaceId,
+            methodId: 3,
+            interfaceName: "sharevat.capnp:Admin",
+            methodName: "statuses"
         }
     ];
     /**
@@ -1482,6 +1782,11 @@ export class Admin$Client {
         const pipeline = new $.Pipeline(Admin_CreateShare$Results, answer);
         return new Admin_CreateShare$Results$Promise(pipeline);
     }
+    /**
+* Newest update first (then id); a null filter lists every live share,
+* the first page. nextPageToken is "" on the last page.
+*
+*/
     list(paramsFunc) {
         const answer = this.client.call({
             method: Admin$Client.methods[1],
@@ -1504,6 +1809,18 @@ export class Admin$Client {
         const pipeline = new $.Pipeline(Admin_ResetOwner$Results, answer);
         return new Admin_ResetOwner$Results$Promise(pipeline);
     }
+    /**
+* The status of every live share (opencode's /session/status).
+*
+*/
+    statuses(paramsFunc) {
+        const answer = this.client.call({
+            method: Admin$Client.methods[3],
+            paramsFunc: paramsFunc
+        });
+        const pipeline = new $.Pipeline(Admin_Statuses$Results, answer);
+        return new Admin_Statuses$Results$Promise(pipeline);
+    }
 }
 $.Registry.register(Admin$Client.interfaceId, Admin$Client);
 export class Admin$Server extends $.Server {
@@ -1521,6 +1838,10 @@ export class Admin$Server extends $.Server {
             {
                 ...Admin$Client.methods[2],
                 impl: target.resetOwner
+            },
+            {
+                ...Admin$Client.methods[3],
+                impl: target.statuses
             }
         ]);
         this.target = target;
@@ -2144,6 +2465,147 @@ export class Share_Delete$Results$Promise {
         return await this.pipeline.struct();
     }
 }
+export class Share_Settings$Params extends $.Struct {
+    static _capnp = {
+        displayName: "settings$Params",
+        id: "c319664e2c389401",
+        size: new $.ObjectSize(0, 0),
+    };
+    toString() { return "Share_Settings$Params_" + super.toString(); }
+}
+export class Share_Settings$Results extends $.Struct {
+    static _capnp = {
+        displayName: "settings$Results",
+        id: "d379dc8e30d3a062",
+        size: new $.ObjectSize(0, 1),
+    };
+    _adoptSettings(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownSettings() {
+        return $.utils.disown(this.settings);
+    }
+    get settings() {
+        return $.utils.getStruct(0, Settings, this);
+    }
+    _hasSettings() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initSettings() {
+        return $.utils.initStructAt(0, Settings, this);
+    }
+    set settings(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    toString() { return "Share_Settings$Results_" + super.toString(); }
+}
+export class Share_Settings$Results$Promise {
+    pipeline;
+    constructor(pipeline) {
+        this.pipeline = pipeline;
+    }
+    async promise() {
+        return await this.pipeline.struct();
+    }
+}
+export class Share_Configure$Params extends $.Struct {
+    static _capnp = {
+        displayName: "configure$Params",
+        id: "d2d54a927f04ad8f",
+        size: new $.ObjectSize(0, 1),
+    };
+    _adoptSettings(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownSettings() {
+        return $.utils.disown(this.settings);
+    }
+    get settings() {
+        return $.utils.getStruct(0, Settings, this);
+    }
+    _hasSettings() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initSettings() {
+        return $.utils.initStructAt(0, Settings, this);
+    }
+    set settings(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    toString() { return "Share_Configure$Params_" + super.toString(); }
+}
+export class Share_Configure$Results extends $.Struct {
+    static _capnp = {
+        displayName: "configure$Results",
+        id: "e24c9606e6b4cefb",
+        size: new $.ObjectSize(0, 1),
+    };
+    _adoptSettings(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownSettings() {
+        return $.utils.disown(this.settings);
+    }
+    get settings() {
+        return $.utils.getStruct(0, Settings, this);
+    }
+    _hasSettings() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initSettings() {
+        return $.utils.initStructAt(0, Settings, this);
+    }
+    set settings(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    toString() { return "Share_Configure$Results_" + super.toString(); }
+}
+export class Share_Configure$Results$Promise {
+    pipeline;
+    constructor(pipeline) {
+        this.pipeline = pipeline;
+    }
+    async promise() {
+        return await this.pipeline.struct();
+    }
+}
+export class Share_Compact$Params extends $.Struct {
+    static _capnp = {
+        displayName: "compact$Params",
+        id: "cde2813ff744fdf7",
+        size: new $.ObjectSize(8, 0),
+    };
+    get beforeCursor() {
+        return $.utils.getUint64(0, this);
+    }
+    set beforeCursor(value) {
+        $.utils.setUint64(0, value, this);
+    }
+    toString() { return "Share_Compact$Params_" + super.toString(); }
+}
+export class Share_Compact$Results extends $.Struct {
+    static _capnp = {
+        displayName: "compact$Results",
+        id: "c927ae0353e15453",
+        size: new $.ObjectSize(8, 0),
+    };
+    get earliest() {
+        return $.utils.getUint64(0, this);
+    }
+    set earliest(value) {
+        $.utils.setUint64(0, value, this);
+    }
+    toString() { return "Share_Compact$Results_" + super.toString(); }
+}
+export class Share_Compact$Results$Promise {
+    pipeline;
+    constructor(pipeline) {
+        this.pipeline = pipeline;
+    }
+    async promise() {
+        return await this.pipeline.struct();
+    }
+}
 export class Share$Client {
     client;
     static interfaceId = 0x9623e998ebb6edbbn;
@@ -2246,6 +2708,30 @@ export class Share$Client {
             methodId: 11,
             interfaceName: "sharevat.capnp:Share",
             methodName: "delete"
+        },
+        {
+            ParamsClass: Share_Settings$Params,
+            ResultsClass: Share_Settings$Results,
+            interfaceId: Share$Client.interfaceId,
+            methodId: 12,
+            interfaceName: "sharevat.capnp:Share",
+            methodName: "settings"
+        },
+        {
+            ParamsClass: Share_Configure$Params,
+            ResultsClass: Share_Configure$Results,
+            interfaceId: Share$Client.interfaceId,
+            methodId: 13,
+            interfaceName: "sharevat.capnp:Share",
+            methodName: "configure"
+        },
+        {
+            ParamsClass: Share_Compact$Params,
+            ResultsClass: Share_Compact$Results,
+            interfaceId: Share$Client.interfaceId,
+            methodId: 14,
+            interfaceName: "sharevat.capnp:Share",
+            methodName: "compact"
         }
     ];
     info(paramsFunc) {
@@ -2362,6 +2848,16 @@ export class Share$Client {
         const pipeline = new $.Pipeline(Share_Save$Results, answer);
         return new Share_Save$Results$Promise(pipeline);
     }
+    /**
+* Needs read. A new share whose log is this share's ops 1..atCursor
+* (same op ids, batch ids, kinds, keys, bodies, order; cursors
+* 1..atCursor), its state this share's state at atCursor; it records
+* this share as its parent. meta's set fields override the parent's
+* (title, project, directory, version). The caller gets the new
+* share's owner token. atCursor past the head is invalid; before the
+* earliest readable cursor (after a compaction) is compacted.
+*
+*/
     fork(paramsFunc) {
         const answer = this.client.call({
             method: Share$Client.methods[9],
@@ -2370,6 +2866,11 @@ export class Share$Client {
         const pipeline = new $.Pipeline(Share_Fork$Results, answer);
         return new Share_Fork$Results$Promise(pipeline);
     }
+    /**
+* needs read
+* The live shares forked from this one, oldest first.
+*
+*/
     children(paramsFunc) {
         const answer = this.client.call({
             method: Share$Client.methods[10],
@@ -2380,6 +2881,10 @@ export class Share$Client {
     }
     /**
 * needs admin
+* Deletes the share: every grant of it dies at once (live capabilities
+* answer "revoked", subscriptions end with "revoked"), its log, state
+* and op-id index are removed; its id is never reused, its audit
+* records stay, its children live on.
 *
 */
     delete(paramsFunc) {
@@ -2389,6 +2894,48 @@ export class Share$Client {
         });
         const pipeline = new $.Pipeline(Share_Delete$Results, answer);
         return new Share_Delete$Results$Promise(pipeline);
+    }
+    /**
+* needs read
+*
+*/
+    settings(paramsFunc) {
+        const answer = this.client.call({
+            method: Share$Client.methods[12],
+            paramsFunc: paramsFunc
+        });
+        const pipeline = new $.Pipeline(Share_Settings$Results, answer);
+        return new Share_Settings$Results$Promise(pipeline);
+    }
+    /**
+* needs admin
+* Replaces the share's settings and answers them as stored.
+*
+*/
+    configure(paramsFunc) {
+        const answer = this.client.call({
+            method: Share$Client.methods[13],
+            paramsFunc: paramsFunc
+        });
+        const pipeline = new $.Pipeline(Share_Configure$Results, answer);
+        return new Share_Configure$Results$Promise(pipeline);
+    }
+    /**
+* needs admin
+* Drops the ops before beforeCursor (bodies and entries), keeping the
+* materialized state exact and the op-id index whole: a late retry of a
+* compacted op is still answered duplicate at its cursor. Reads and
+* subscriptions from before the answer's earliest cursor then fail with
+* "compacted: …" naming it; take the snapshot and follow from there.
+*
+*/
+    compact(paramsFunc) {
+        const answer = this.client.call({
+            method: Share$Client.methods[14],
+            paramsFunc: paramsFunc
+        });
+        const pipeline = new $.Pipeline(Share_Compact$Results, answer);
+        return new Share_Compact$Results$Promise(pipeline);
     }
 }
 $.Registry.register(Share$Client.interfaceId, Share$Client);
@@ -2443,6 +2990,18 @@ export class Share$Server extends $.Server {
             {
                 ...Share$Client.methods[11],
                 impl: target.delete
+            },
+            {
+                ...Share$Client.methods[12],
+                impl: target.settings
+            },
+            {
+                ...Share$Client.methods[13],
+                impl: target.configure
+            },
+            {
+                ...Share$Client.methods[14],
+                impl: target.compact
             }
         ]);
         this.target = target;
@@ -3295,6 +3854,7 @@ export class Subscription extends $.Interface {
 Batch._Ops = $.CompositeList(Op);
 Ack._Results = $.CompositeList(OpResult);
 Admin_List$Results._Shares = $.CompositeList(ShareInfo);
+Admin_Statuses$Results._Statuses = $.CompositeList(ShareStatus);
 Share_Grants$Results._Grants = $.CompositeList(GrantInfo);
 Share_Children$Results._Shares = $.CompositeList(ShareInfo);
 Reader_Read$Results._Ops = $.CompositeList(LogEntry);
