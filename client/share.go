@@ -32,7 +32,17 @@ func (a *Admin) CreateShare(ctx context.Context, meta sharevat.MetaPatch) (*Shar
 	return readCreated(res)
 }
 
-func readCreated(res schema.Admin_createShare_Results) (*Share, sharevat.Minted, error) {
+// createdResults are the results of a call that creates a share and hands
+// over its owner capability: Admin.createShare and Share.fork.
+type createdResults interface {
+	Share() schema.Share
+	Owner() (schema.Minted, error)
+	Info() (schema.ShareInfo, error)
+}
+
+// readCreated decodes a new share's results: its owner capability, owner
+// token and info.
+func readCreated[R createdResults](res R) (*Share, sharevat.Minted, error) {
 	src, err := res.Owner()
 	if err != nil {
 		return nil, sharevat.Minted{}, err
