@@ -41,7 +41,16 @@ type Meta struct {
 	Version   string
 	Status    Status
 	CreatedAt time.Time // set by the server
-	UpdatedAt time.Time // set by the server
+	// UpdatedAt is set by the server: by every metadata update, and by
+	// every append that applies at least one op (the store moves it to
+	// the append's time), so "newest update first" lists the shares
+	// active last first, as opencode's session.time.updated moves on new
+	// messages.
+	UpdatedAt time.Time
+	// StatusAt is when Status last changed: set by the store when an
+	// update changes the status (UpdateMeta); CreateShare and Fork store
+	// the value they are given. Zero: never set.
+	StatusAt time.Time
 }
 
 // MetaPatch is a partial metadata update: nil fields are left unchanged.
@@ -87,5 +96,18 @@ type Share struct {
 	Epoch     Epoch
 	Head      Cursor
 	Deleted   bool
-	OwnerRoot GrantID // the grant minted at creation (or at the latest epoch bump)
+	DeletedAt time.Time // when Store.Delete deleted it; zero while live
+	OwnerRoot GrantID   // the grant minted at creation (or at the latest epoch bump)
+	// ParentID is the share this one was forked from ("" for none) and
+	// ForkCursor the parent's cursor it was forked at. Both are set by
+	// Store.Fork and stay after the parent is deleted.
+	ParentID   ShareID
+	ForkCursor Cursor
+	// Earliest is the earliest cursor still readable: 1 unless a
+	// compaction dropped the ops before it (Store.Compact); at most
+	// Head+1. Set by the store; ignored on input.
+	Earliest Cursor
+	// Settings are the share's privacy policy and retention
+	// (Store.PutSettings); the zero value redacts and retains everything.
+	Settings Settings
 }

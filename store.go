@@ -7,8 +7,9 @@ import (
 
 // Store is everything the vat needs from storage. Implementations must be
 // safe for concurrent use and must make every write durable before it
-// returns. Share and Shares return deleted shares; every other method
-// treats a deleted share as ENotFound. The bbolt implementation lives in
+// returns. Share and Shares return deleted shares (Deleted set), and
+// ListShares does on request; every other method treats a deleted share
+// as ENotFound. A share's id is never reused, even after Delete. The bbolt implementation lives in
 // store/bolt; the contract suite every implementation must pass lives in
 // store/storetest; every implementation runs appends through the append
 // engine of store/apply.
@@ -23,18 +24,68 @@ type Store interface {
 // ShareStore keeps shares.
 type ShareStore interface {
 	// CreateShare stores s and its owner grant atomically.
-	// s.Head is ignored and s.OwnerRoot is set to owner.ID.
-	// Errors: EConflict if the share or grant id exists; EInvalid if an id
-	// is empty, owner.ShareID != s.ID, or owner.Epoch != s.Epoch.
+	// s.Head, s.Earliest, s.Deleted, s.DeletedAt, s.ParentID and
+	// s.ForkCursor are ignored (a new share is live, unforked, with an
+	// empty log) and s.OwnerRoot is set to owner.ID; s.Meta and
+	// s.Settings are stored as given.
+	// Errors: EConflict if the share id exists or ever existed (a deleted
+	// share keeps its id) or the grant id exists; EInvalid if an id is
+	// empty, owner.ShareID != s.ID, owner.Epoch != s.Epoch, or s.Settings
+	// are invalid (an unknown privacy policy, a negative RetainFor).
 	CreateShare(ctx context.Context, s Share, owner Grant) error
-	// Share returns one share. Errors: ENotFound.
+	// Fork creates s as a fork of share parent at cursor at, with its
+	// owner grant, atomically: s's log is the parent's entries 1..at
+	// (same op ids, batch ids, seqs, kinds, keys, bodies, delete flags
+	// and times, at the same cursors), its op-id index holds those op
+	// ids, and its state is the parent's state at cursor at. s.ParentID
+	// and s.ForkCursor are set to parent and at; the other fields are
+	// taken as CreateShare takes them. If the parent was compacted, the
+	// fork is compacted alike: its Earliest is the parent's, and the
+	// state and op-id index still cover every op up to at. It returns the
+	// new share as stored. at = 0 forks an empty log.
+	// Errors: ENotFound if parent does not exist or is deleted; EInvalid
+	// if at > the parent's head, and as CreateShare; ECompacted if at is
+	// before the parent's Earliest-1 (its state there is gone), naming
+	// the earliest; EConflict as CreateShare.
+	Fork(ctx context.Context, parent ShareID, at Cursor, s Share, owner Grant) (Share, error)
+	// Children lists the live shares forked from parent, oldest first
+	// (by creation time, then id). Errors: ENotFound if parent does not
+	// exist or is deleted.
+	Children(ctx context.Context, parent ShareID) ([]Share, error)
+	// Delete deletes a share at time at: it is marked Deleted (DeletedAt
+	// = at) and stays listed by Share and Shares, every grant of it is
+	// revoked at at (as RevokeGrants), and its log, state and op-id index
+	// are removed, all in one transaction. Its id is never reused; its
+	// children live on, their ParentID unchanged; its audit records stay.
+	// Errors: ENotFound if it does not exist or is already deleted.
+	Delete(ctx context.Context, id ShareID, at time.Time) error
+	// Share returns one share, deleted or not. Errors: ENotFound.
 	Share(ctx context.Context, id ShareID) (Share, error)
-	// Shares lists all shares, ordered by id, each with its Head as
-	// Share gives it (the log's head).
+	// Shares lists all shares, deleted ones included, ordered by id, each
+	// with its Head as Share gives it (the log's head). For callers that
+	// need every share at once; a listing for people is ListShares.
 	Shares(ctx context.Context) ([]Share, error)
-	// UpdateMeta applies patch at now and returns the updated share.
+	// ListShares returns one page of the shares that match f, newest
+	// update first (Meta.UpdatedAt, which every applied append moves),
+	// then by id, each as Share gives it, and the token of the next page
+	// ("" on the last page). Errors: EInvalid for a negative limit, an
+	// unknown status, or a page token this store did not make.
+	ListShares(ctx context.Context, f ListFilter) ([]Share, string, error)
+	// Statuses returns the status of every live share, ordered by id.
+	// It reads no share's metadata beyond its title, status and status
+	// time.
+	Statuses(ctx context.Context) ([]ShareStatus, error)
+	// UpdateMeta applies patch at now and returns the updated share; when
+	// the patch changes the status, Meta.StatusAt becomes now.
 	// Errors: ENotFound, EInvalid, ETooLarge.
 	UpdateMeta(ctx context.Context, id ShareID, patch MetaPatch, now time.Time) (Share, error)
+	// Settings returns the share's settings (the zero value if never
+	// set). Errors: ENotFound.
+	Settings(ctx context.Context, id ShareID) (Settings, error)
+	// PutSettings replaces the share's settings and returns them as
+	// stored. Errors: ENotFound; EInvalid for an unknown privacy policy
+	// or a negative RetainFor.
+	PutSettings(ctx context.Context, id ShareID, set Settings) (Settings, error)
 	// BumpEpoch increments the share's epoch and stores owner (minted at
 	// the new epoch, with the new epoch in owner.Epoch) as its new owner
 	// grant, atomically. Errors: ENotFound; EConflict if owner.Epoch is
@@ -87,11 +138,23 @@ type LogStore interface {
 	Append(ctx context.Context, req AppendRequest) (Ack, error)
 	// Read returns up to limit entries with cursor > after, in cursor
 	// order, and the share's head. Errors: ENotFound; EInvalid for
-	// limit < 1.
+	// limit < 1; ECompacted if after+1 is before the share's Earliest
+	// (the message names the earliest cursor still readable: read from
+	// there, or take the snapshot).
 	Read(ctx context.Context, id ShareID, after Cursor, limit int) ([]Entry, Cursor, error)
 	// Snapshot returns the materialized state, ordered by (kind, key),
-	// and the cursor it reflects. Errors: ENotFound.
+	// and the cursor it reflects. Compaction never changes it.
+	// Errors: ENotFound.
 	Snapshot(ctx context.Context, id ShareID) ([]Entity, Cursor, error)
+	// Compact drops the log entries (bodies and all) with cursor <
+	// before and returns the share's Earliest, which becomes before. The
+	// op-id index stays whole, so a later append of a compacted op id is
+	// still answered duplicate (or idReused) at its original cursor and
+	// a dependency on it is met; the materialized state stays exact.
+	// before at or below Earliest changes nothing. before = Head+1 drops
+	// every entry; the head stays.
+	// Errors: ENotFound; EInvalid if before > Head+1.
+	Compact(ctx context.Context, id ShareID, before Cursor) (Cursor, error)
 }
 
 // AppendRequest is one batch bound for one share.

@@ -18,44 +18,68 @@ type metaRecord struct {
 	Status    uint8     `json:"status,omitempty"`
 	CreatedAt time.Time `json:"createdAt,omitzero"`
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`
+	StatusAt  time.Time `json:"statusAt,omitzero"`
+}
+
+type settingsRecord struct {
+	Privacy   uint8  `json:"privacy,omitempty"`
+	RetainOps uint64 `json:"retainOps,omitempty"`
+	RetainFor int64  `json:"retainFor,omitempty"` // nanoseconds
 }
 
 type shareRecord struct {
-	ID        string     `json:"id"`
-	Meta      metaRecord `json:"meta"`
-	Epoch     uint64     `json:"epoch"`
-	Head      uint64     `json:"head"`
-	Deleted   bool       `json:"deleted,omitempty"`
-	OwnerRoot string     `json:"ownerRoot"`
+	ID         string         `json:"id"`
+	Meta       metaRecord     `json:"meta"`
+	Epoch      uint64         `json:"epoch"`
+	Head       uint64         `json:"head"`
+	Deleted    bool           `json:"deleted,omitempty"`
+	DeletedAt  time.Time      `json:"deletedAt,omitzero"`
+	OwnerRoot  string         `json:"ownerRoot"`
+	ParentID   string         `json:"parentId,omitempty"`
+	ForkCursor uint64         `json:"forkCursor,omitempty"`
+	Earliest   uint64         `json:"earliest,omitempty"` // 0 or 1: never compacted
+	Settings   settingsRecord `json:"settings,omitzero"`
 }
 
 func encodeShare(s *sharevat.Share) ([]byte, error) {
-	m := s.Meta
+	m, set := s.Meta, s.Settings
 	return encodeJSON(shareRecord{
 		ID: string(s.ID), Epoch: uint64(s.Epoch), Head: uint64(s.Head),
-		Deleted: s.Deleted, OwnerRoot: string(s.OwnerRoot),
+		Deleted: s.Deleted, DeletedAt: utc(s.DeletedAt), OwnerRoot: string(s.OwnerRoot),
+		ParentID: string(s.ParentID), ForkCursor: uint64(s.ForkCursor),
+		Earliest: uint64(s.Earliest),
 		Meta: metaRecord{
 			Title: m.Title, ProjectID: m.ProjectID, Directory: m.Directory,
 			Version: m.Version, Status: uint8(m.Status),
-			CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt),
+			CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt), StatusAt: utc(m.StatusAt),
 		},
+		Settings: settingsRecord{Privacy: uint8(set.Privacy), RetainOps: set.RetainOps, RetainFor: int64(set.RetainFor)},
 	})
 }
 
+// decodeShare decodes a share record. Earliest comes back at least 1;
+// Head is the record's informational field (getShare derives the true
+// one).
 func decodeShare(b []byte) (sharevat.Share, error) {
 	var r shareRecord
 	if err := decodeJSON(b, &r); err != nil {
 		return sharevat.Share{}, err
 	}
-	m := r.Meta
+	m, set := r.Meta, r.Settings
 	return sharevat.Share{
 		ID: sharevat.ShareID(r.ID), Epoch: sharevat.Epoch(r.Epoch),
-		Head: sharevat.Cursor(r.Head), Deleted: r.Deleted,
+		Head: sharevat.Cursor(r.Head), Deleted: r.Deleted, DeletedAt: utc(r.DeletedAt),
 		OwnerRoot: sharevat.GrantID(r.OwnerRoot),
+		ParentID:  sharevat.ShareID(r.ParentID), ForkCursor: sharevat.Cursor(r.ForkCursor),
+		Earliest: sharevat.Cursor(max(r.Earliest, 1)),
 		Meta: sharevat.Meta{
 			Title: m.Title, ProjectID: m.ProjectID, Directory: m.Directory,
 			Version: m.Version, Status: sharevat.Status(m.Status),
-			CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt),
+			CreatedAt: utc(m.CreatedAt), UpdatedAt: utc(m.UpdatedAt), StatusAt: utc(m.StatusAt),
+		},
+		Settings: sharevat.Settings{
+			Privacy: sharevat.Privacy(set.Privacy), RetainOps: set.RetainOps,
+			RetainFor: time.Duration(set.RetainFor),
 		},
 	}, nil
 }

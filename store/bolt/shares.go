@@ -26,7 +26,7 @@ func (db *DB) CreateShare(ctx context.Context, s sharevat.Share, owner sharevat.
 	if err := checkNewShare(&s, &owner); err != nil {
 		return err
 	}
-	s.Head, s.OwnerRoot = 0, owner.ID
+	resetNewShare(&s, &owner)
 	return db.update(ctx, "create share", func(tx *bbolt.Tx) error {
 		if tx.Bucket(bucketShares).Get([]byte(s.ID)) != nil {
 			return sharevat.Errorf(sharevat.EConflict, "share %q already exists", s.ID)
@@ -50,7 +50,15 @@ func checkNewShare(s *sharevat.Share, owner *sharevat.Grant) error {
 	case owner.Epoch != s.Epoch:
 		return sharevat.Errorf(sharevat.EInvalid, "owner grant epoch %d is not the share's epoch %d", owner.Epoch, s.Epoch)
 	}
-	return nil
+	return checkSettings(s.Settings)
+}
+
+// resetNewShare clears what a new share cannot have yet: a head, a
+// compaction, a deletion, a parent.
+func resetNewShare(s *sharevat.Share, owner *sharevat.Grant) {
+	s.Head, s.Earliest, s.OwnerRoot = 0, 1, owner.ID
+	s.Deleted, s.DeletedAt = false, time.Time{}
+	s.ParentID, s.ForkCursor = "", 0
 }
 
 // createLog creates logs/<id> and its log, ops and state buckets.

@@ -19,7 +19,7 @@ func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
 // newShare returns a share at epoch 1 and its owner grant.
 func newShare(id string) (sharevat.Share, sharevat.Grant) {
 	s := sharevat.Share{
-		ID: sharevat.ShareID(id), Epoch: 1, OwnerRoot: sharevat.GrantID(id + "-owner"),
+		ID: sharevat.ShareID(id), Epoch: 1, Earliest: 1, OwnerRoot: sharevat.GrantID(id + "-owner"),
 		Meta: sharevat.Meta{
 			Title: "title " + id, ProjectID: "proj", Directory: "/src/" + id,
 			Version: "1.0", Status: sharevat.StatusIdle, CreatedAt: t0, UpdatedAt: t0,
