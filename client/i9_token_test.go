@@ -76,7 +76,7 @@ func TestI9ListShowsLogHead(t *testing.T) {
 	admin, err := srv.MustDial(t).RedeemAdmin(ctx, srv.Admin)
 	require.NoError(t, err)
 	defer admin.Release()
-	list, err := admin.List(ctx)
+	list, _, err := admin.List(ctx, sharevat.ListFilter{})
 	require.NoError(t, err)
 	heads := map[sharevat.ShareID]sharevat.Cursor{}
 	for _, s := range list {

@@ -64,21 +64,6 @@ func readCreated[R createdResults](res R) (*Share, sharevat.Minted, error) {
 	return s, m, nil
 }
 
-// List lists every share on the server.
-func (a *Admin) List(ctx context.Context) ([]sharevat.Share, error) {
-	fut, release := a.cap.List(ctx, nil)
-	defer release()
-	res, err := fut.Struct()
-	if err != nil {
-		return nil, fromWire(err)
-	}
-	l, err := res.Shares()
-	if err != nil {
-		return nil, err
-	}
-	return wire.ReadShareInfos(l)
-}
-
 // Share is a live capability on one share, narrowed to its grant's scope.
 // Access and Info are as of when it was obtained.
 type Share struct {

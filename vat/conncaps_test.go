@@ -125,7 +125,7 @@ func TestConnCapabilityLimitCreate(t *testing.T) {
 	}
 	_, _, err = admin.CreateShare(bg, sharevat.MetaPatch{})
 	isCode(t, err, sharevat.ErrTooLarge, "createShare over the limit")
-	shares, err := admin.List(bg)
+	shares, _, err := admin.List(bg, sharevat.ListFilter{})
 	require.NoError(t, err)
 	require.Len(t, shares, limit-1, "the refused createShare stored nothing")
 }

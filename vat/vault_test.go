@@ -89,7 +89,7 @@ func TestAdminCreateListAndOpen(t *testing.T) {
 	tv.MustCreate(t, "two")
 	admin, err := tv.MustDial(t).RedeemAdmin(ctx, tv.Admin)
 	require.NoError(t, err)
-	shares, err := admin.List(ctx)
+	shares, _, err := admin.List(ctx, sharevat.ListFilter{})
 	require.NoError(t, err)
 	var titles []string
 	for _, s := range shares {

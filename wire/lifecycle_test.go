@@ -45,3 +45,55 @@ func TestSettingsRefusesWhatItDoesNotKnow(t *testing.T) {
 		assert.Equal(t, sharevat.EInvalid, sharevat.ErrorCode(err), name)
 	}
 }
+
+// TestShareInfoCarriesLineageAndCompaction: the parent, fork cursor,
+// deletion flag, earliest cursor and status time survive the wire; the
+// owner grant, deletion time and settings do not travel.
+func TestShareInfoCarriesLineageAndCompaction(t *testing.T) {
+	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	in := sharevat.Share{
+		ID: "child", Epoch: 2, Head: 9, Deleted: true, ParentID: "parent", ForkCursor: 4, Earliest: 3,
+		Meta: sharevat.Meta{Title: "t", Status: sharevat.StatusBusy, CreatedAt: at, UpdatedAt: at.Add(time.Second), StatusAt: at.Add(time.Minute)},
+		OwnerRoot: "secret-ish", DeletedAt: at, Settings: sharevat.Settings{RetainOps: 5},
+	}
+	dst, err := schema.NewRootShareInfo(newSeg(t))
+	require.NoError(t, err)
+	require.NoError(t, wire.SetShareInfo(dst, in))
+	out, err := wire.ReadShareInfo(dst)
+	require.NoError(t, err)
+	want := in
+	want.OwnerRoot, want.DeletedAt, want.Settings = "", time.Time{}, sharevat.Settings{}
+	assert.Equal(t, want, out)
+}
+
+// TestListFilterRoundTrip: every field of a filter survives the wire; a
+// status the version does not know is invalid.
+func TestListFilterRoundTrip(t *testing.T) {
+	in := sharevat.ListFilter{ProjectID: "p", Directory: "/d", Status: sharevat.StatusError, ParentID: "x",
+		WithDeleted: true, Limit: 7, PageToken: "opaque"}
+	dst, err := schema.NewRootListFilter(newSeg(t))
+	require.NoError(t, err)
+	require.NoError(t, wire.SetListFilter(dst, in))
+	out, err := wire.ReadListFilter(dst)
+	require.NoError(t, err)
+	assert.Equal(t, in, out)
+
+	dst.SetStatus(schema.Status(9))
+	_, err = wire.ReadListFilter(dst)
+	assert.Equal(t, sharevat.EInvalid, sharevat.ErrorCode(err))
+}
+
+func TestShareStatusesRoundTrip(t *testing.T) {
+	in := []sharevat.ShareStatus{
+		{ID: "a", Title: "one", Status: sharevat.StatusBusy, StatusAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)},
+		{ID: "b", Status: sharevat.StatusIdle},
+	}
+	dst, err := schema.NewRootAdmin_statuses_Results(newSeg(t))
+	require.NoError(t, err)
+	require.NoError(t, wire.SetShareStatuses(dst.NewStatuses, in))
+	l, err := dst.Statuses()
+	require.NoError(t, err)
+	out, err := wire.ReadShareStatuses(l)
+	require.NoError(t, err)
+	assert.Equal(t, in, out)
+}

@@ -17,6 +17,7 @@ func SetMeta(dst schema.Meta, m sharevat.Meta) error {
 	dst.SetStatus(schema.Status(m.Status))
 	dst.SetCreatedAt(Nanos(m.CreatedAt))
 	dst.SetUpdatedAt(Nanos(m.UpdatedAt))
+	dst.SetStatusAt(Nanos(m.StatusAt))
 	return e.err
 }
 
@@ -31,6 +32,7 @@ func ReadMeta(src schema.Meta) (sharevat.Meta, error) {
 		Status:    sharevat.Status(src.Status()),
 		CreatedAt: Time(src.CreatedAt()),
 		UpdatedAt: Time(src.UpdatedAt()),
+		StatusAt:  Time(src.StatusAt()),
 	}
 	return m, invalid("meta", e.err)
 }
@@ -70,12 +72,17 @@ func ReadMetaPatch(src schema.Meta) (sharevat.MetaPatch, error) {
 	return p, invalid("meta", e.err)
 }
 
-// SetShareInfo writes the public part of s into dst.
+// SetShareInfo writes the public part of s into dst: not its owner
+// grant, its deletion time or its settings.
 func SetShareInfo(dst schema.ShareInfo, s sharevat.Share) error {
 	var e errs
 	e.do(dst.SetId(string(s.ID)))
 	dst.SetEpoch(uint64(s.Epoch))
 	dst.SetHead(uint64(s.Head))
+	e.do(dst.SetParentId(string(s.ParentID)))
+	dst.SetForkCursor(uint64(s.ForkCursor))
+	dst.SetDeleted(s.Deleted)
+	dst.SetEarliest(uint64(s.Earliest))
 	m, err := dst.NewMeta()
 	e.do(err)
 	if err == nil {
@@ -84,11 +91,15 @@ func SetShareInfo(dst schema.ShareInfo, s sharevat.Share) error {
 	return e.err
 }
 
-// ReadShareInfo decodes share info into a Share (Deleted and OwnerRoot
-// are not on the wire).
+// ReadShareInfo decodes share info into a Share (OwnerRoot, DeletedAt
+// and Settings are not on the wire).
 func ReadShareInfo(src schema.ShareInfo) (sharevat.Share, error) {
 	var e errs
-	s := sharevat.Share{ID: sharevat.ShareID(e.text(src.Id)), Epoch: sharevat.Epoch(src.Epoch()), Head: sharevat.Cursor(src.Head())}
+	s := sharevat.Share{
+		ID: sharevat.ShareID(e.text(src.Id)), Epoch: sharevat.Epoch(src.Epoch()), Head: sharevat.Cursor(src.Head()),
+		ParentID: sharevat.ShareID(e.text(src.ParentId)), ForkCursor: sharevat.Cursor(src.ForkCursor()),
+		Deleted: src.Deleted(), Earliest: sharevat.Cursor(src.Earliest()),
+	}
 	m, err := src.Meta()
 	e.do(err)
 	if err == nil {
