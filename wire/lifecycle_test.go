@@ -53,7 +53,7 @@ func TestShareInfoCarriesLineageAndCompaction(t *testing.T) {
 	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
 	in := sharevat.Share{
 		ID: "child", Epoch: 2, Head: 9, Deleted: true, ParentID: "parent", ForkCursor: 4, Earliest: 3,
-		Meta: sharevat.Meta{Title: "t", Status: sharevat.StatusBusy, CreatedAt: at, UpdatedAt: at.Add(time.Second), StatusAt: at.Add(time.Minute)},
+		Meta:      sharevat.Meta{Title: "t", Status: sharevat.StatusBusy, CreatedAt: at, UpdatedAt: at.Add(time.Second), StatusAt: at.Add(time.Minute)},
 		OwnerRoot: "secret-ish", DeletedAt: at, Settings: sharevat.Settings{RetainOps: 5},
 	}
 	dst, err := schema.NewRootShareInfo(newSeg(t))
