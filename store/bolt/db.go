@@ -24,7 +24,8 @@ var (
 	bucketAuditShare  = []byte("audit_share")
 	bucketLogs        = []byte("logs")
 	topBuckets        = [][]byte{bucketMeta, bucketShares, bucketGrants,
-		bucketShareGrants, bucketAudit, bucketAuditShare, bucketLogs}
+		bucketShareGrants, bucketAudit, bucketAuditShare, bucketLogs,
+		bucketShareUpdated, bucketShareStatus, bucketShareChildren}
 	keyFormat = []byte("format")
 )
 
@@ -108,13 +109,23 @@ func boltOptions(opts Options) bbolt.Options {
 }
 
 // dataFormat is the data file's format: 2 added the grant index
-// (grant_children). A build that reads only format 1 refuses a format-2
-// file, so no older build can mint grants the index would miss.
-const dataFormat = 2
+// (grant_children); 3 the share indexes (share_updated, share_status,
+// share_children), compaction (a share's earliest cursor, the base
+// bucket, version-2 entities) and deletion that removes a share's log.
+// A build that reads an older format refuses a newer file, so no older
+// build can write what the newer indexes would miss.
+const dataFormat = 3
 
-// initBuckets creates the top-level buckets, upgrades a format-1 file
-// (building its grant index) and checks the format version.
+// initBuckets creates the top-level buckets, upgrades a file of format 1
+// (building its grant index) or 2 (building its share indexes), and
+// checks the format version.
 func initBuckets(tx *bbolt.Tx) error {
+	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	if err != nil {
+		return err
+	}
+	old := meta.Get(keyFormat)
+	upgrade := len(old) == 1 && (old[0] == 1 || old[0] == 2)
 	for _, name := range topBuckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return err
@@ -123,8 +134,10 @@ func initBuckets(tx *bbolt.Tx) error {
 	if _, err := grantIndex(tx); err != nil { // built from the grants when missing
 		return err
 	}
-	meta := tx.Bucket(bucketMeta)
-	if v := meta.Get(keyFormat); len(v) == 1 && v[0] == 1 {
+	if upgrade {
+		if err := buildShareIndexes(tx); err != nil {
+			return err
+		}
 		return meta.Put(keyFormat, []byte{dataFormat})
 	}
 	return boltutil.CheckFormat(meta, keyFormat, dataFormat, "data")

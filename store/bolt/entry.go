@@ -9,9 +9,11 @@ import (
 
 // Sizes of the fixed parts of binary values (see doc.go).
 const (
-	entryFixed  = 1 + 1 + 8 + 4 + 32
-	entityFixed = 1 + 8 + 8
-	flagDelete  = 1
+	entryFixed    = 1 + 1 + 8 + 4 + 32
+	entityFixed   = 1 + 8 + 8
+	entity2Fixed  = entityFixed + 32
+	flagDelete    = 1
+	entityVersion = 2 // an entity that carries its own digest
 )
 
 // encodeEntry encodes a log value. The cursor is the key, not the value.
@@ -70,21 +72,58 @@ func encodeEntity(e *sharevat.Entry) []byte {
 	return append(b, e.Body...)
 }
 
+// encodeEntity2 encodes the version-2 state value of e: the entity with
+// its log record's digest, for an entity whose log record a compaction
+// drops (or dropped: the base bucket).
+func encodeEntity2(e *sharevat.Entity, digest [32]byte) []byte {
+	b := append(make([]byte, 0, entity2Fixed+len(e.Body)), entityVersion)
+	b = binary.BigEndian.AppendUint64(b, uint64(e.Cursor))
+	b = binary.BigEndian.AppendUint64(b, unixNano(e.At))
+	b = append(b, digest[:]...)
+	return append(b, e.Body...)
+}
+
+// entityCursor is the cursor a state or base value of either version
+// names, without decoding the rest.
+func entityCursor(v []byte) (sharevat.Cursor, error) {
+	if len(v) < entityFixed || (v[0] != formatVersion && v[0] != entityVersion) {
+		return 0, corruptf("entity value of %d bytes: bad header", len(v))
+	}
+	return sharevat.Cursor(binary.BigEndian.Uint64(v[1:])), nil
+}
+
 // decodeEntity decodes a state key and value, copying what it keeps.
 func decodeEntity(k, v []byte) (sharevat.Entity, error) {
+	e, _, err := decodeEntityDigest(k, v)
+	return e, err
+}
+
+// decodeEntityDigest decodes a state key and a value of either version;
+// for version 2 it also returns the stored digest (nil for version 1,
+// whose digest is its log record's).
+func decodeEntityDigest(k, v []byte) (sharevat.Entity, *[32]byte, error) {
 	kind, key, err := splitStateKey(k)
 	if err != nil {
-		return sharevat.Entity{}, err
+		return sharevat.Entity{}, nil, err
 	}
-	if len(v) < entityFixed || v[0] != formatVersion {
-		return sharevat.Entity{}, corruptf("entity %s/%q: bad header", kind, key)
+	fixed := entityFixed
+	if len(v) > 0 && v[0] == entityVersion {
+		fixed = entity2Fixed
 	}
-	return sharevat.Entity{
+	if len(v) < fixed || (v[0] != formatVersion && v[0] != entityVersion) {
+		return sharevat.Entity{}, nil, corruptf("entity %s/%q: bad header", kind, key)
+	}
+	e := sharevat.Entity{
 		Kind: kind, Key: key,
 		Cursor: sharevat.Cursor(binary.BigEndian.Uint64(v[1:])),
 		At:     fromUnixNano(binary.BigEndian.Uint64(v[9:])),
-		Body:   slices.Clone(v[entityFixed:]),
-	}, nil
+		Body:   slices.Clone(v[fixed:]),
+	}
+	if fixed == entityFixed {
+		return e, nil, nil
+	}
+	d := [32]byte(v[entityFixed:entity2Fixed])
+	return e, &d, nil
 }
 
 // reader decodes length-prefixed fields, remembering the first error.

@@ -37,8 +37,9 @@ func TestI9SharesIgnoreStaleRecordHead(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		old := s
 		s.Head = 5
-		return putShare(tx, &s)
+		return putShare(tx, &old, &s)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,8 @@ func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.
 }
 
 // applyAppend runs one prepared append inside tx. The head needs no
-// write: it is the log's last key (logHead).
+// write: it is the log's last key (logHead). An append that applies ops
+// moves the share's Meta.UpdatedAt to its time (touchShare).
 func applyAppend(tx *bbolt.Tx, call *appendCall) (sharevat.Ack, error) {
 	s, err := liveShare(tx, call.req.Share)
 	if err != nil {
@@ -42,12 +43,18 @@ func applyAppend(tx *bbolt.Tx, call *appendCall) (sharevat.Ack, error) {
 	if err != nil {
 		return sharevat.Ack{}, err
 	}
-	return call.prep.Apply(view, call.req.Now)
+	ack, err := call.prep.Apply(view, call.req.Now)
+	if err != nil || ack.Applied == 0 {
+		return ack, err
+	}
+	s.Head = ack.Head
+	return ack, touchShare(tx, &s, call.req.Now)
 }
 
 // Read returns up to limit entries with cursor > after, in cursor order,
 // and the share's head. Errors: ENotFound (also for a deleted share);
-// EInvalid for limit < 1.
+// EInvalid for limit < 1; ECompacted if after+1 is before the share's
+// earliest readable cursor (errCompacted).
 func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Cursor, limit int) (out []sharevat.Entry, head sharevat.Cursor, err error) {
 	if limit < 1 {
 		return nil, 0, sharevat.Errorf(sharevat.EInvalid, "read limit is %d; want at least 1", limit)
@@ -57,6 +64,9 @@ func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Curs
 		head = s.Head
 		if err != nil || after >= head {
 			return err
+		}
+		if after+1 < s.Earliest {
+			return errCompacted(s.Earliest)
 		}
 		out, err = readEntries(tx, id, after, make([]sharevat.Entry, 0, min(uint64(limit), uint64(head-after))))
 		return err

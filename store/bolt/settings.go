@@ -31,8 +31,9 @@ func (db *DB) PutSettings(ctx context.Context, id sharevat.ShareID, set sharevat
 		if err != nil {
 			return err
 		}
+		old := s
 		s.Settings = set
-		return putShare(tx, &s)
+		return putShare(tx, &old, &s)
 	})
 	return resultOrZero(set, err)
 }

@@ -16,6 +16,7 @@ var (
 	bucketLog   = []byte("log")
 	bucketOps   = []byte("ops")
 	bucketState = []byte("state")
+	bucketBase  = []byte("base") // since format 3: made by the first compaction
 )
 
 // CreateShare stores s and its owner grant atomically. s.Head is ignored
@@ -34,7 +35,7 @@ func (db *DB) CreateShare(ctx context.Context, s sharevat.Share, owner sharevat.
 		if err := putNewGrant(tx, &owner); err != nil {
 			return err
 		}
-		if err := putShare(tx, &s); err != nil {
+		if err := putShare(tx, nil, &s); err != nil {
 			return err
 		}
 		return createLog(tx, s.ID)
@@ -94,7 +95,7 @@ func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 			if err != nil {
 				return fmt.Errorf("share %q: %w", k, err)
 			}
-			s.Head = logHead(tx, s.ID)
+			setHead(tx, &s)
 			out = append(out, s)
 			return nil
 		})
@@ -102,18 +103,23 @@ func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 	return resultOrZero(out, err)
 }
 
-// UpdateMeta applies patch at now and returns the updated share.
-// Errors: ENotFound (also for a deleted share), and the EInvalid or
-// ETooLarge of MetaPatch.Apply.
+// UpdateMeta applies patch at now and returns the updated share; a patch
+// that changes the status sets Meta.StatusAt to now. Errors: ENotFound
+// (also for a deleted share), and the EInvalid or ETooLarge of
+// MetaPatch.Apply.
 func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch sharevat.MetaPatch, now time.Time) (s sharevat.Share, err error) {
 	err = db.update(ctx, "update meta", func(tx *bbolt.Tx) error {
 		if s, err = liveShare(tx, id); err != nil {
 			return err
 		}
+		old := s
 		if s.Meta, err = patch.Apply(s.Meta, now); err != nil {
 			return err
 		}
-		return putShare(tx, &s)
+		if s.Meta.Status != old.Meta.Status {
+			s.Meta.StatusAt = now
+		}
+		return putShare(tx, &old, &s)
 	})
 	return resultOrZero(s, err)
 }
@@ -136,8 +142,9 @@ func (db *DB) BumpEpoch(ctx context.Context, id sharevat.ShareID, owner sharevat
 		if err := putNewGrant(tx, &owner); err != nil {
 			return err
 		}
+		old := s
 		s.Epoch, s.OwnerRoot = owner.Epoch, owner.ID
-		return putShare(tx, &s)
+		return putShare(tx, &old, &s)
 	})
 	return resultOrZero(s, err)
 }
@@ -161,8 +168,17 @@ func getShare(tx *bbolt.Tx, id sharevat.ShareID) (sharevat.Share, error) {
 	if err != nil {
 		return s, fmt.Errorf("share %q: %w", id, err)
 	}
-	s.Head = logHead(tx, id)
+	setHead(tx, &s)
 	return s, nil
+}
+
+// setHead sets s.Head to the share's true head: the last cursor of its
+// log, or Earliest-1 when a compaction dropped every entry. A deleted
+// share has no log: its record keeps the head it had when deleted.
+func setHead(tx *bbolt.Tx, s *sharevat.Share) {
+	if !s.Deleted {
+		s.Head = max(logHead(tx, s.ID), s.Earliest-1)
+	}
 }
 
 // logHead is the cursor of the share's last op: the last key of its log
@@ -190,12 +206,4 @@ func liveShare(tx *bbolt.Tx, id sharevat.ShareID) (sharevat.Share, error) {
 		return sharevat.Share{}, sharevat.Errorf(sharevat.ENotFound, "share %q not found", id)
 	}
 	return s, err
-}
-
-func putShare(tx *bbolt.Tx, s *sharevat.Share) error {
-	v, err := encodeShare(s)
-	if err != nil {
-		return fmt.Errorf("share %q: %w", s.ID, err)
-	}
-	return tx.Bucket(bucketShares).Put([]byte(s.ID), v)
 }

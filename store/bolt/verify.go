@@ -44,8 +44,15 @@ func verifyEntry(e *sharevat.Entry, ops *bbolt.Bucket) error {
 
 // verifyIndexed checks what the op-id index says of opID (cursor c,
 // digest d) against the log record at c, before a duplicate or a met
-// dependency is answered from it.
-func verifyIndexed(log, ops *bbolt.Bucket, opID string, c sharevat.Cursor, d [32]byte) error {
+// dependency is answered from it. An op before earliest was compacted:
+// the index entry is all there is (its length was checked).
+func verifyIndexed(log, ops *bbolt.Bucket, opID string, c sharevat.Cursor, d [32]byte, earliest sharevat.Cursor) error {
+	if c == 0 {
+		return corruptf("the op-id index puts op id at cursor 0")
+	}
+	if c < earliest {
+		return nil
+	}
 	v := log.Get(u64Key(uint64(c)))
 	if v == nil {
 		return corruptf("the op-id index points at cursor %d, which the log does not hold", c)
@@ -62,8 +69,15 @@ func verifyIndexed(log, ops *bbolt.Bucket, opID string, c sharevat.Cursor, d [32
 
 // verifyEntity checks a state entity against the log record that wrote
 // it: same time, and the record's digest is that of the entity's
-// content.
+// content. A version-2 entity (its log record compacted) is checked
+// against the digest it carries.
 func verifyEntity(log *bbolt.Bucket, ent *sharevat.Entity, raw []byte) error {
+	if raw[0] == entityVersion {
+		if d := contentDigest(ent.Kind, ent.Key, ent.Body, false); !bytes.Equal(d[:], raw[entityFixed:entity2Fixed]) {
+			return corruptf("entity %s/%q: content does not match its digest", ent.Kind, ent.Key)
+		}
+		return nil
+	}
 	v := log.Get(u64Key(uint64(ent.Cursor)))
 	if len(v) < entryFixed {
 		return corruptf("entity %s/%q: its log record at cursor %d is missing or short", ent.Kind, ent.Key, ent.Cursor)

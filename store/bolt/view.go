@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"fmt"
+	"slices"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -18,7 +19,19 @@ type logView struct {
 	id    sharevat.ShareID
 	log   *bbolt.Bucket
 	ops   *bbolt.Bucket
-	state *bbolt.Bucket
+	stateWriter
+}
+
+// stateWriter applies log entries to a share's state. After a
+// compaction (earliest > 1) it keeps the base bucket true: before an
+// entity whose log record was compacted (cursor < earliest) is
+// overwritten or deleted, its value is copied to base, so that the
+// state at earliest-1 stays known (the state entities with cursor <
+// earliest, and base).
+type stateWriter struct {
+	earliest sharevat.Cursor
+	state    *bbolt.Bucket
+	base     *bbolt.Bucket // nil until the first compaction
 }
 
 var _ apply.Tx = (*logView)(nil)
@@ -26,6 +39,7 @@ var _ apply.Tx = (*logView)(nil)
 // openLogView opens s's buckets in tx.
 func openLogView(tx *bbolt.Tx, s *sharevat.Share) (*logView, error) {
 	v := &logView{epoch: s.Epoch, head: s.Head, id: s.ID}
+	v.earliest = s.Earliest
 	for _, b := range []struct {
 		dst  **bbolt.Bucket
 		name []byte
@@ -36,6 +50,12 @@ func openLogView(tx *bbolt.Tx, s *sharevat.Share) (*logView, error) {
 		}
 	}
 	v.log.FillPercent = 1 // keys only ever grow: pack pages full
+	if s.Earliest > 1 {
+		var err error
+		if v.base, err = shareBucket(tx, s.ID, bucketBase); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
 }
 
@@ -56,7 +76,7 @@ func (v *logView) Lookup(opID string) (sharevat.Cursor, [32]byte, bool, error) {
 	}
 	c, d, err := decodeOpIndex(val)
 	if err == nil {
-		err = verifyIndexed(v.log, v.ops, opID, c, d)
+		err = verifyIndexed(v.log, v.ops, opID, c, d, v.earliest)
 	}
 	if err != nil {
 		return 0, d, false, badRecord(v.id, c, err)
@@ -75,20 +95,44 @@ func (v *logView) Put(e *sharevat.Entry) error {
 	if err := v.ops.Put([]byte(e.OpID), opIndexValue(e.Cursor, e.Digest)); err != nil {
 		return fmt.Errorf("share %q ops: %w", v.id, err)
 	}
-	if err := v.putState(e); err != nil {
+	if err := v.apply(e); err != nil {
 		return fmt.Errorf("share %q state: %w", v.id, err)
 	}
 	v.head = e.Cursor
 	return nil
 }
 
-// putState upserts or deletes e's entity; events have none.
-func (v *logView) putState(e *sharevat.Entry) error {
-	switch {
-	case !sharevat.IsStateKind(e.Kind):
+// apply upserts or deletes e's entity; events have none.
+func (w *stateWriter) apply(e *sharevat.Entry) error {
+	if !sharevat.IsStateKind(e.Kind) {
 		return nil
-	case e.Delete:
-		return v.state.Delete(stateKey(e.Kind, e.Key))
 	}
-	return v.state.Put(stateKey(e.Kind, e.Key), encodeEntity(e))
+	k := stateKey(e.Kind, e.Key)
+	if err := w.keepBase(k); err != nil {
+		return err
+	}
+	if e.Delete {
+		return w.state.Delete(k)
+	}
+	return w.state.Put(k, encodeEntity(e))
+}
+
+// keepBase copies the state value under k to base before it changes, if
+// its log record was compacted.
+func (w *stateWriter) keepBase(k []byte) error {
+	if w.earliest <= 1 {
+		return nil
+	}
+	old := w.state.Get(k)
+	if old == nil {
+		return nil
+	}
+	c, err := entityCursor(old)
+	if err != nil || c >= w.earliest {
+		return err
+	}
+	if w.base == nil {
+		return corruptf("the base bucket of a compacted share is missing")
+	}
+	return w.base.Put(k, slices.Clone(old))
 }

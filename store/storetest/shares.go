@@ -142,10 +142,16 @@ func testUpdateMeta(t *testing.T, st sharevat.Store) {
 	got, err := st.UpdateMeta(t.Context(), "s", sharevat.MetaPatch{Title: &title, Status: sharevat.StatusBusy}, at(50))
 	ok(t, err)
 	want.Meta.Title, want.Meta.Status, want.Meta.UpdatedAt = title, sharevat.StatusBusy, at(50)
+	want.Meta.StatusAt = at(50) // the status changed
 	sameValue(t, "updated share", got, want)
 	stored, err := st.Share(t.Context(), "s")
 	ok(t, err)
 	sameValue(t, "stored share", stored, want)
+	title = "again"
+	got, err = st.UpdateMeta(t.Context(), "s", sharevat.MetaPatch{Title: &title, Status: sharevat.StatusBusy}, at(60))
+	ok(t, err)
+	want.Meta.Title, want.Meta.UpdatedAt = title, at(60) // the same status: StatusAt stays
+	sameValue(t, "share updated with the same status", got, want)
 }
 
 func testUpdateMetaErrors(t *testing.T, st sharevat.Store) {

@@ -1,0 +1,155 @@
+package bolt
+
+import (
+	"context"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"sharevat"
+)
+
+// errCompacted is the answer to a read of ops a compaction dropped.
+func errCompacted(earliest sharevat.Cursor) error {
+	return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; read from %d or take the snapshot", earliest, earliest)
+}
+
+// Compact drops the log entries with cursor < before and returns the
+// share's earliest readable cursor, which becomes before. The op-id
+// index stays whole; the state stays exact: an entity written by a
+// dropped entry is rewritten as version 2, carrying its digest, and the
+// base bucket keeps the state at before-1 (see doc.go). The work is one
+// transaction, whatever the number of entries it drops.
+// Errors: ENotFound (also for a deleted share); EInvalid if before >
+// head+1.
+func (db *DB) Compact(ctx context.Context, id sharevat.ShareID, before sharevat.Cursor) (earliest sharevat.Cursor, err error) {
+	err = db.update(ctx, "compact", func(tx *bbolt.Tx) error {
+		s, err := liveShare(tx, id)
+		if err != nil {
+			return err
+		}
+		earliest = s.Earliest
+		if before > s.Head+1 {
+			return sharevat.Errorf(sharevat.EInvalid, "cannot compact before cursor %d: the head is %d", before, s.Head)
+		}
+		if before <= s.Earliest {
+			return nil
+		}
+		if err := compactLog(tx, &s, before); err != nil {
+			return err
+		}
+		old := s
+		s.Earliest, earliest = before, before
+		return putShare(tx, &old, &s)
+	})
+	return resultOrZero(earliest, err)
+}
+
+// compactLog moves s's entries [s.Earliest, before) into the base
+// bucket, rewrites the entities they wrote as version 2, and deletes
+// them.
+func compactLog(tx *bbolt.Tx, s *sharevat.Share, before sharevat.Cursor) error {
+	log, err := shareBucket(tx, s.ID, bucketLog)
+	if err != nil {
+		return err
+	}
+	ops, err := shareBucket(tx, s.ID, bucketOps)
+	if err != nil {
+		return err
+	}
+	state, err := shareBucket(tx, s.ID, bucketState)
+	if err != nil {
+		return err
+	}
+	base, err := tx.Bucket(bucketLogs).Bucket([]byte(s.ID)).CreateBucketIfNotExists(bucketBase)
+	if err != nil {
+		return err
+	}
+	c := compaction{id: s.ID, log: log, ops: ops, state: state, base: base, before: before, touched: map[string]struct{}{}}
+	if err := c.toBase(s.Earliest); err != nil {
+		return err
+	}
+	if err := c.settle(); err != nil {
+		return err
+	}
+	return c.drop(s.Earliest)
+}
+
+// compaction is one Compact's work on one share.
+type compaction struct {
+	id                    sharevat.ShareID
+	log, ops, state, base *bbolt.Bucket
+	before                sharevat.Cursor
+	touched               map[string]struct{} // state keys the dropped entries wrote
+	digests               map[sharevat.Cursor][32]byte
+}
+
+// toBase applies the entries [from, before) to base, checking each, so
+// that base holds the state at before-1 of every key they touched.
+func (c *compaction) toBase(from sharevat.Cursor) error {
+	for cur := from; cur < c.before; cur++ {
+		k := u64Key(uint64(cur))
+		e, err := decodeEntry(k, c.log.Get(k)) // missing: corrupt
+		if err == nil {
+			err = verifyEntry(&e, c.ops)
+		}
+		if err != nil {
+			return badRecord(c.id, cur, err)
+		}
+		if !sharevat.IsStateKind(e.Kind) {
+			continue
+		}
+		sk := stateKey(e.Kind, e.Key)
+		c.touched[string(sk)] = struct{}{}
+		if e.Delete {
+			err = c.base.Delete(sk)
+		} else {
+			ent := sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: e.Body, Cursor: e.Cursor, At: e.At}
+			err = c.base.Put(sk, encodeEntity2(&ent, e.Digest))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settle makes every touched entity whose last write is now compacted
+// (cursor < before) a version-2 state value and drops its base copy,
+// which the state itself now gives.
+func (c *compaction) settle() error {
+	for sk := range c.touched {
+		k := []byte(sk)
+		v := c.state.Get(k)
+		if v == nil {
+			continue
+		}
+		ent, _, err := decodeEntityDigest(k, v)
+		if err != nil {
+			return badRecord(c.id, 0, err)
+		}
+		if ent.Cursor >= c.before {
+			continue
+		}
+		rec := c.log.Get(u64Key(uint64(ent.Cursor))) // checked by toBase
+		if len(rec) < entryFixed {
+			return badRecord(c.id, ent.Cursor, corruptf("entity %s/%q names a cursor the log does not hold", ent.Kind, ent.Key))
+		}
+		if err := c.state.Put(k, encodeEntity2(&ent, [32]byte(rec[14:entryFixed]))); err != nil {
+			return err
+		}
+		if err := c.base.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drop deletes the entries [from, before).
+func (c *compaction) drop(from sharevat.Cursor) error {
+	for cur := from; cur < c.before; cur++ {
+		if err := c.log.Delete(u64Key(uint64(cur))); err != nil {
+			return err
+		}
+	}
+	return nil
+}

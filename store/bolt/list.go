@@ -1,0 +1,127 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"sharevat"
+)
+
+// pageTokenVersion leads every page token this store makes.
+const pageTokenVersion = 1
+
+// ListShares returns one page of the shares that match f, newest update
+// first, then by id, and the next page's token ("" on the last page).
+// It walks share_updated from the token's position, reading each share's
+// record to apply the filter: a selective filter reads past the shares it
+// skips. A page token is base64url of version (1) ‖ the share_updated
+// key of the last share of the page before; the next page starts after
+// that key, so it stays valid whatever changes meanwhile.
+// Errors: EInvalid for a negative limit, an unknown status, or a token
+// this store did not make.
+func (db *DB) ListShares(ctx context.Context, f sharevat.ListFilter) (out []sharevat.Share, next string, err error) {
+	limit, err := listLimit(f)
+	if err != nil {
+		return nil, "", err
+	}
+	after, err := decodePageToken(f.PageToken)
+	if err != nil {
+		return nil, "", err
+	}
+	err = db.view(ctx, "list shares", func(tx *bbolt.Tx) error {
+		out, next, err = listPage(tx, &f, after, limit)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return out, next, nil
+}
+
+// listLimit checks f's limit and status and returns the page size.
+func listLimit(f sharevat.ListFilter) (int, error) {
+	switch {
+	case f.Limit < 0:
+		return 0, sharevat.Errorf(sharevat.EInvalid, "list limit is %d; want at least 0", f.Limit)
+	case f.Status > sharevat.StatusError:
+		return 0, sharevat.Errorf(sharevat.EInvalid, "unknown status %d", f.Status)
+	case f.Limit == 0:
+		return sharevat.DefaultListLimit, nil
+	}
+	return min(f.Limit, sharevat.MaxListLimit), nil
+}
+
+// listPage collects up to limit matching shares after the key after,
+// and the token of the next page if one more share matches.
+func listPage(tx *bbolt.Tx, f *sharevat.ListFilter, after []byte, limit int) (out []sharevat.Share, next string, err error) {
+	c := tx.Bucket(bucketShareUpdated).Cursor()
+	k, _ := c.First()
+	if after != nil {
+		if k, _ = c.Seek(after); k != nil && bytes.Equal(k, after) {
+			k, _ = c.Next()
+		}
+	}
+	var last []byte
+	for ; k != nil; k, _ = c.Next() {
+		if len(k) < 8 {
+			return nil, "", corruptf("share_updated key of %d bytes", len(k))
+		}
+		s, err := getShare(tx, sharevat.ShareID(k[8:]))
+		if err != nil {
+			return nil, "", fmt.Errorf("share_updated index: %w", err)
+		}
+		if !matches(f, &s) {
+			continue
+		}
+		if len(out) == limit {
+			return out, encodePageToken(last), nil
+		}
+		out, last = append(out, s), k
+	}
+	return out, "", nil
+}
+
+// matches reports whether s passes every set field of f.
+func matches(f *sharevat.ListFilter, s *sharevat.Share) bool {
+	return (f.WithDeleted || !s.Deleted) &&
+		(f.ProjectID == "" || f.ProjectID == s.Meta.ProjectID) &&
+		(f.Directory == "" || f.Directory == s.Meta.Directory) &&
+		(f.Status == sharevat.StatusUnset || f.Status == s.Meta.Status) &&
+		(f.ParentID == "" || f.ParentID == s.ParentID)
+}
+
+func encodePageToken(key []byte) string {
+	return base64.RawURLEncoding.EncodeToString(append([]byte{pageTokenVersion}, key...))
+}
+
+// decodePageToken returns the share_updated key a token resumes after,
+// nil for the first page.
+func decodePageToken(tok string) ([]byte, error) {
+	if tok == "" {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) < 1+8 || b[0] != pageTokenVersion {
+		return nil, sharevat.Errorf(sharevat.EInvalid, "malformed page token")
+	}
+	return b[1:], nil
+}
+
+// Statuses returns the status of every live share, ordered by id, from
+// share_status alone.
+func (db *DB) Statuses(ctx context.Context) (out []sharevat.ShareStatus, err error) {
+	err = db.view(ctx, "statuses", func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketShareStatus).ForEach(func(k, v []byte) error {
+			st, err := decodeStatus(k, v)
+			if err == nil {
+				out = append(out, st)
+			}
+			return err
+		})
+	})
+	return resultOrZero(out, err)
+}
