@@ -42,6 +42,8 @@ func Run(t *testing.T, open func(t *testing.T) sharevat.Store) {
 		{"Snapshot", snapshotTests},
 		{"Audit", auditTests},
 		{"Concurrent", concurrentTests},
+		{"Fork", forkTests},
+		{"Children", childrenTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
