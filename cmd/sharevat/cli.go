@@ -35,7 +35,8 @@ func commands() []command {
 	return []command{
 		serveCommand, createCommand, listCommand, appendCommand, flushCommand,
 		outboxCommand, readCommand, tailCommand, snapshotCommand, grantCommand,
-		grantsCommand, revokeCommand, inspectCommand, healthCommand, benchCommand, versionCommand,
+		grantsCommand, revokeCommand, inspectCommand, exportCommand, importCommand,
+		healthCommand, benchCommand, versionCommand,
 	}
 }
 
