@@ -44,6 +44,10 @@ func Run(t *testing.T, open func(t *testing.T) sharevat.Store) {
 		{"Concurrent", concurrentTests},
 		{"Fork", forkTests},
 		{"Children", childrenTests},
+		{"Delete", deleteTests},
+		{"List", listTests},
+		{"Status", statusTests},
+		{"Settings", settingsTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
