@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) sharevat.Store) {
 		{"List", listTests},
 		{"Status", statusTests},
 		{"Settings", settingsTests},
+		{"Compact", compactTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
