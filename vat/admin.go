@@ -50,23 +50,7 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 		if err != nil {
 			return err
 		}
-		lg, err := a.vat.reg.get(ctx, m.GrantID)
-		if err != nil {
-			return err
-		}
-		res, err := call.AllocResults()
-		if err != nil {
-			return err
-		}
-		f := &facet{vat: a.vat, lg: lg, rights: lg.g.Scope, peer: a.peer, conn: a.conn}
-		share, err := f.shareClient()
-		if err != nil {
-			return err
-		}
-		if err := res.SetShare(share); err != nil {
-			return err
-		}
-		return setMintedInfo(res.NewOwner, res.NewInfo, m, sh)
+		return handOver(ctx, a.vat, call.AllocResults, a.peer, a.conn, sh, m)
 	})
 }
 
@@ -110,19 +94,34 @@ func (v *Vat) newShare(args schema.Admin_createShare_Params) (sharevat.Share, er
 	return sharevat.Share{ID: sharevat.ShareID(id), Meta: meta, Epoch: 1}, nil
 }
 
-// List lists every share on the server.
+// List answers one page of the shares that match the filter, newest
+// update first, and the next page's token; a null filter lists the first
+// page of every live share.
 func (a *adminServer) List(ctx context.Context, call schema.Admin_list) error {
 	call.Go()
 	return a.vat.guard(ctx, "Admin.list", func() error {
 		if err := a.check(ctx, true); err != nil {
 			return err
 		}
-		shares, err := a.vat.store.Shares(ctx)
+		var f sharevat.ListFilter
+		if args := call.Args(); args.HasFilter() {
+			src, err := args.Filter()
+			if err != nil {
+				return sharevat.Errorf(sharevat.EInvalid, "malformed filter")
+			}
+			if f, err = wire.ReadListFilter(src); err != nil {
+				return err
+			}
+		}
+		shares, next, err := a.vat.store.ListShares(ctx, f)
 		if err != nil {
 			return err
 		}
 		res, err := call.AllocResults()
 		if err != nil {
+			return err
+		}
+		if err := res.SetNextPageToken(next); err != nil {
 			return err
 		}
 		return wire.SetShareInfos(res.NewShares, shares)
@@ -168,7 +167,21 @@ func (a *adminServer) ResetOwner(ctx context.Context, call schema.Admin_resetOwn
 	})
 }
 
-// Statuses answers the status of every live share (a later release).
+// Statuses answers the status of every live share, ordered by id.
 func (a *adminServer) Statuses(ctx context.Context, call schema.Admin_statuses) error {
-	return unimplemented("Admin.statuses")
+	call.Go()
+	return a.vat.guard(ctx, "Admin.statuses", func() error {
+		if err := a.check(ctx, true); err != nil {
+			return err
+		}
+		sts, err := a.vat.store.Statuses(ctx)
+		if err != nil {
+			return err
+		}
+		res, err := call.AllocResults()
+		if err != nil {
+			return err
+		}
+		return wire.SetShareStatuses(res.NewStatuses, sts)
+	})
 }

@@ -32,6 +32,8 @@ const (
 	LimitConnSubscriptions  = "conn_subscriptions"
 	LimitShareSubscriptions = "share_subscriptions"
 	LimitGrantSubscriptions = "grant_subscriptions"
+	LimitForks              = "forks"      // Config.MaxForks
+	LimitForkDepth          = "fork_depth" // Config.MaxForkDepth
 )
 
 // Quotas bound what one peer can make the vat hold. A subscribe over a

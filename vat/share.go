@@ -86,33 +86,3 @@ func (s *shareServer) Reader(ctx context.Context, call schema.Share_reader) erro
 		return res.SetReader(rd)
 	})
 }
-
-// Fork copies the log up to a cursor into a new share (a later release).
-func (s *shareServer) Fork(ctx context.Context, call schema.Share_fork) error {
-	return unimplemented("Share.fork")
-}
-
-// Children lists forks of this share (a later release).
-func (s *shareServer) Children(ctx context.Context, call schema.Share_children) error {
-	return unimplemented("Share.children")
-}
-
-// Delete deletes the share (a later release).
-func (s *shareServer) Delete(ctx context.Context, call schema.Share_delete) error {
-	return unimplemented("Share.delete")
-}
-
-// Settings answers the share's settings (a later release).
-func (s *shareServer) Settings(ctx context.Context, call schema.Share_settings) error {
-	return unimplemented("Share.settings")
-}
-
-// Configure replaces the share's settings (a later release).
-func (s *shareServer) Configure(ctx context.Context, call schema.Share_configure) error {
-	return unimplemented("Share.configure")
-}
-
-// Compact drops the ops before a cursor (a later release).
-func (s *shareServer) Compact(ctx context.Context, call schema.Share_compact) error {
-	return unimplemented("Share.compact")
-}

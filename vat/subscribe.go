@@ -65,7 +65,8 @@ func (r *readerServer) Subscribe(ctx context.Context, call schema.Reader_subscri
 
 // subscribe checks the arguments, reserves a slot and starts the
 // subscription's goroutine. Errors: EInvalid for a missing sink or a
-// cursor past the head; ETooLarge over MaxSubscriptions or
+// cursor past the head; ECompacted for a cursor before the earliest
+// readable one; ETooLarge over MaxSubscriptions or
 // MaxConnSubscriptions; EUnavailable while the vat closes.
 func (v *Vat) subscribe(ctx context.Context, f *facet, call schema.Reader_subscribe) error {
 	args := call.Args()
@@ -79,6 +80,9 @@ func (v *Vat) subscribe(ctx context.Context, f *facet, call schema.Reader_subscr
 	}
 	if from > sh.Head {
 		return sharevat.Errorf(sharevat.EInvalid, "fromCursor %d is past the head %d", from, sh.Head)
+	}
+	if from+1 < sh.Earliest {
+		return errCompacted(sh.Earliest)
 	}
 	res, err := call.AllocResults()
 	if err != nil {
@@ -132,6 +136,8 @@ func (s *subscription) run() {
 	s.cancel(err)
 	if errors.Is(err, sharevat.ErrRevoked) {
 		s.end(sharevat.ERevoked, "capability revoked")
+	} else if sharevat.ErrorCode(err) == sharevat.ECompacted { // compacted past this subscription's cursor
+		s.end(sharevat.ECompacted, sharevat.ErrorMessage(err))
 	} else if !errors.Is(err, errReleased) && s.hub.ctx.Err() == nil {
 		s.f.vat.log.Debug("subscription ended", "share", s.f.share(), "grant", s.f.lg.g.ID, "cursor", s.last, "err", err)
 	}

@@ -47,6 +47,18 @@ type Config struct {
 	// not counted. Zero: 1,000 (DefaultMaxChildGrants); negative:
 	// unlimited.
 	MaxChildGrants int
+	// MaxForks caps the live shares forked directly from one share; the
+	// fork that would exceed it answers tooLarge until some are deleted.
+	// Zero: 1,000 (DefaultMaxForks); negative: unlimited.
+	MaxForks int
+	// MaxForkDepth caps a chain of forks (a fork of a fork of …): a share
+	// that many forks deep cannot be forked. Zero: 64
+	// (DefaultMaxForkDepth); negative: unlimited.
+	MaxForkDepth int
+	// Retention configures the background compaction of shares whose
+	// settings retain only recent ops (retention.go); zero fields take
+	// defaults.
+	Retention Retention
 }
 
 // Vat serves the capability graph over whatever transport hands it
@@ -61,9 +73,17 @@ type Vat struct {
 	caps  liveCaps
 	// auditor writes audit records in batches (auditlog.go).
 	auditor *auditWriter
+	// forks serializes the forks of one share (fork.go).
+	forks forkLocks
+	// settings caches each share's settings for the append path
+	// (settings.go).
+	settings *settingsCache
+	// retention compacts shares in the background (retention.go).
+	retention *retainer
 }
 
-// New checks cfg and returns a Vat.
+// New checks cfg and returns a Vat. It starts the retention job's
+// goroutine (Config.Retention): call Close to stop it.
 func New(cfg Config) (*Vat, error) {
 	if cfg.Store == nil || cfg.Verifier == nil {
 		return nil, fmt.Errorf("vat: Store and Verifier are required")
@@ -83,6 +103,8 @@ func New(cfg Config) (*Vat, error) {
 	if v.obs == nil {
 		v.obs = nopObserver{}
 	}
+	v.settings = newSettingsCache()
+	v.startRetention()
 	return v, nil
 }
 
@@ -105,6 +127,13 @@ func setDefaults(cfg *Config) {
 	if cfg.MaxChildGrants == 0 {
 		cfg.MaxChildGrants = DefaultMaxChildGrants
 	}
+	if cfg.MaxForks == 0 {
+		cfg.MaxForks = DefaultMaxForks
+	}
+	if cfg.MaxForkDepth == 0 {
+		cfg.MaxForkDepth = DefaultMaxForkDepth
+	}
+	cfg.Retention = cfg.Retention.withDefaults()
 }
 
 // Bootstrap returns the Vault capability for a new connection from peer
