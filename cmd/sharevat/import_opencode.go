@@ -97,7 +97,9 @@ func (s *opencodeSource) meta() sharevat.MetaPatch {
 
 func (s *opencodeSource) total() int { return len(s.ops) }
 
-func (s *opencodeSource) settings() (sharevat.Settings, bool, error) { return sharevat.Settings{}, false, nil }
+func (s *opencodeSource) settings() (sharevat.Settings, bool, error) {
+	return sharevat.Settings{}, false, nil
+}
 
 func (s *opencodeSource) next() (sharevat.Op, error) {
 	if s.i == len(s.ops) {
@@ -160,7 +162,8 @@ func (b *ocBuilder) build(doc *ocExport, se *ocSession) error {
 	if err != nil {
 		return err
 	}
-	return b.addOp("todos", sharevat.KindEvent, "", se.ID, ev)
+	b.addOp("todos", sharevat.KindEvent, "", se.ID, ev)
+	return nil
 }
 
 // message appends the ops of one message and its parts.
@@ -202,7 +205,8 @@ func (b *ocBuilder) model(m *ocMessage) error {
 	if err != nil {
 		return err
 	}
-	return b.addOp(sharevat.KindModel, sharevat.KindModel, key, key, body)
+	b.addOp(sharevat.KindModel, sharevat.KindModel, key, key, body)
+	return nil
 }
 
 // add appends a state op whose body is raw, compacted.
@@ -211,15 +215,15 @@ func (b *ocBuilder) add(kind, key string, raw json.RawMessage) error {
 	if err := json.Compact(&body, raw); err != nil {
 		return fmt.Errorf("%s %s: %v", kind, key, err)
 	}
-	return b.addOp(kind, kind, key, key, body.Bytes())
+	b.addOp(kind, kind, key, key, body.Bytes())
+	return nil
 }
 
 // addOp appends one op; its id names what it came from and its content.
-func (b *ocBuilder) addOp(what, kind, key, from string, body []byte) error {
+func (b *ocBuilder) addOp(what, kind, key, from string, body []byte) {
 	sum := sha256.Sum256(body)
 	id := "opencode:" + what + ":" + from + ":" + hex.EncodeToString(sum[:6])
 	b.ops = append(b.ops, sharevat.Op{OpID: id, Kind: kind, Key: key, Body: body})
-	return nil
 }
 
 // digest fingerprints the ops built (their ids carry their content).

@@ -143,7 +143,7 @@ func (im *importer) intoShare(ctx context.Context, token string) (string, error)
 			return "", err
 		}
 	}
-	fmt.Fprintf(im.env.Stderr, "importing into share %s\n", id)
+	im.announce(token, fmt.Sprintf("importing into share %s (%d of %d ops done); the --into token is printed on stdout", id, im.st.Done, im.src.total()))
 	return token, nil
 }
 
