@@ -73,10 +73,13 @@ func testDeleteNotFoundAfter(t *testing.T, st sharevat.Store) {
 	ok(t, st.Delete(t.Context(), "s", at(300)))
 	ctx, title := t.Context(), "x"
 	calls := map[string]func() error{
-		"Append":      func() error { _, err := tryAppend(t, st, "s", batch(1, ev("a")), sharevat.DefaultLimits()); return err },
-		"Read":        func() error { _, _, err := st.Read(ctx, "s", 0, 10); return err },
-		"Snapshot":    func() error { _, _, err := st.Snapshot(ctx, "s"); return err },
-		"UpdateMeta":  func() error { _, err := st.UpdateMeta(ctx, "s", sharevat.MetaPatch{Title: &title}, at(301)); return err },
+		"Append":   func() error { _, err := tryAppend(t, st, "s", batch(1, ev("a")), sharevat.DefaultLimits()); return err },
+		"Read":     func() error { _, _, err := st.Read(ctx, "s", 0, 10); return err },
+		"Snapshot": func() error { _, _, err := st.Snapshot(ctx, "s"); return err },
+		"UpdateMeta": func() error {
+			_, err := st.UpdateMeta(ctx, "s", sharevat.MetaPatch{Title: &title}, at(301))
+			return err
+		},
 		"BumpEpoch":   func() error { _, err := st.BumpEpoch(ctx, "s", ownerGrant("s", "s-owner-2", 2)); return err },
 		"CreateGrant": func() error { return st.CreateGrant(ctx, child("s", "g", 301)) },
 		"Settings":    func() error { _, err := st.Settings(ctx, "s"); return err },

@@ -1,0 +1,116 @@
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"sharevat"
+	"sharevat/store/internal/boltutil"
+)
+
+// Backup and BackupFile are bbolt's, not the root Store's: a byte copy
+// of the data file is what this backend backs up, and it means nothing to
+// another backend (a PostgreSQL store backs up with its own tools). A
+// caller that holds a sharevat.Store asks for it with a type assertion
+// on interface{ Backup(context.Context, io.Writer) (int64, error) }.
+
+// Backup writes a consistent copy of the whole data file to w and
+// returns its length: the file as one read transaction sees it, so
+// writes that commit meanwhile (appends go on) are either wholly in the
+// copy or not at all. The copy is a data file like any other: restore it
+// by stopping the vat and putting it in place of sharevat.db (the pepper
+// file is not in it and must be kept with it). A cancelled ctx stops the
+// copy at the next write to w.
+func (db *DB) Backup(ctx context.Context, w io.Writer) (n int64, err error) {
+	err = db.view(ctx, "backup", func(tx *bbolt.Tx) error {
+		n, err = tx.WriteTo(ctxWriter{ctx, w})
+		return err
+	})
+	return n, err
+}
+
+// BackupFile writes a copy of the data file at path, which no running
+// vat holds, to w and returns its length: a backup of a stopped data
+// directory. The file is checked first (as Open checks it) and opened
+// read-only. Errors: a *boltutil.DamagedError (ECorrupt) for an empty or
+// damaged file; EUnavailable if a running vat holds the file after
+// lockTimeout (back it up through that vat instead); an error for a
+// missing file.
+func BackupFile(ctx context.Context, path string, w io.Writer, lockTimeout time.Duration) (int64, error) {
+	bdb, err := openReadOnly(path, lockTimeout)
+	if err != nil {
+		return 0, err
+	}
+	defer bdb.Close()
+	var n int64
+	err = boltutil.View(bdb, func(tx *bbolt.Tx) error {
+		n, err = tx.WriteTo(ctxWriter{ctx, w})
+		return err
+	})
+	if err != nil {
+		return n, dataFile.Wrap("backup", err)
+	}
+	return n, nil
+}
+
+// openReadOnly checks the data file at path and opens it read-only.
+func openReadOnly(path string, lockTimeout time.Duration) (*bbolt.DB, error) {
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	if err := checkExists(path); err != nil {
+		return nil, err
+	}
+	err := boltutil.Check(path, "data", lockTimeout)
+	if err == nil {
+		var bdb *bbolt.DB
+		err = boltutil.Guard(func() (err error) {
+			bdb, err = bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: lockTimeout})
+			return err
+		})
+		if err == nil {
+			return bdb, nil
+		}
+	}
+	var damaged *boltutil.DamagedError
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, sharevat.Errorf(sharevat.EUnavailable, "data file %s is in use by a running sharevat process", path)
+	case errors.As(err, &damaged):
+		return nil, damaged
+	}
+	return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+}
+
+// ctxWriter fails a write once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// checkExists refuses a missing or empty file before bbolt would create
+// one or fail on it obscurely.
+func checkExists(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("bolt: %w", err)
+	case fi.Size() == 0:
+		return &boltutil.DamagedError{Kind: "data", Path: path, Empty: true}
+	}
+	return nil
+}
