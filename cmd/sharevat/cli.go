@@ -34,6 +34,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		serveCommand, createCommand, listCommand, appendCommand, flushCommand,
+		statusCommand, forkCommand, childrenCommand, deleteCommand, compactCommand, retentionCommand, privacyCommand,
 		outboxCommand, readCommand, tailCommand, snapshotCommand, grantCommand,
 		grantsCommand, revokeCommand, inspectCommand, exportCommand, importCommand,
 		healthCommand, benchCommand, versionCommand,
