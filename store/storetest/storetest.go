@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) sharevat.Store) {
 		{"Status", statusTests},
 		{"Settings", settingsTests},
 		{"Compact", compactTests},
+		{"ConcurrentLifecycle", concurrentLifecycleTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
