@@ -36,7 +36,7 @@ func commands() []command {
 		serveCommand, createCommand, listCommand, appendCommand, flushCommand,
 		statusCommand, forkCommand, childrenCommand, deleteCommand, compactCommand, retentionCommand, privacyCommand,
 		outboxCommand, readCommand, tailCommand, snapshotCommand, grantCommand,
-		grantsCommand, revokeCommand, inspectCommand, exportCommand, importCommand,
+		grantsCommand, revokeCommand, inspectCommand, exportCommand, importCommand, backupCommand, checkCommand,
 		healthCommand, benchCommand, versionCommand,
 	}
 }

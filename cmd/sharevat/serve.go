@@ -155,7 +155,8 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	h := newHandler(v, f, m, log)
 	m.watchConns(h.Conns)
 	hosts, loopback := f.peers.hosts(ln.Addr().String())
-	err = runServer(ctx, env, ln, tlsCfg, h, routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback}, log)
+	r := routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback, backup: backupHandler(vatAdminRedeemer(v), db, log)}
+	err = runServer(ctx, env, ln, tlsCfg, h, r, log)
 	return errors.Join(err, closeVat(v))
 }
 
@@ -229,11 +230,12 @@ func closeVat(v *vat.Vat) error {
 type routes struct {
 	db       *bolt.DB
 	metrics  http.Handler
-	hosts    []string // Host names served (nil: any); see hostGuard
-	loopback bool     // loopback addresses are served too
+	hosts    []string     // Host names served (nil: any); see hostGuard
+	loopback bool         // loopback addresses are served too
+	backup   http.Handler // GET /backup (backup.go)
 }
 
-// runServer serves /rpc, /healthz and /metrics on ln until ctx ends, then
+// runServer serves /rpc, /healthz, /metrics and /backup on ln until ctx ends, then
 // shuts down: stop accepting, close every RPC connection, wait for them.
 // A non-nil tlsCfg serves TLS.
 func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Config, h *rpc.Handler, r routes, log *slog.Logger) error {
@@ -241,6 +243,7 @@ func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Confi
 	mux.Handle("/rpc", h)
 	mux.HandleFunc("/healthz", healthz(r.db))
 	mux.Handle("/metrics", r.metrics)
+	mux.Handle("/backup", r.backup)
 	srv := &http.Server{Handler: hostGuard(r.hosts, r.loopback, mux), ReadHeaderTimeout: 10 * time.Second}
 	if tlsCfg != nil {
 		useTLS(srv, tlsCfg)
