@@ -24,8 +24,10 @@
 // few it leaves open, listed on each method: EInvalid for empty ids, for
 // an owner grant at another epoch than its share, for a nil batch or
 // invalid limits, and for a read or audit limit below 1. A share marked
-// Deleted is listed by Share and Shares but is ENotFound to every other
-// method. After Close every method fails with EUnavailable. A write that
+// Deleted is listed by Share and Shares (and ListShares on request) but
+// is ENotFound to every other method. A read from before a share's
+// earliest readable cursor, or a fork before earliest-1, is ECompacted,
+// naming the earliest cursor. After Close every method fails with EUnavailable. A write that
 // fails for want of space (ENOSPC, EDQUOT, EFBIG) is EUnavailable, "the
 // server's disk is full; retry later". Stored data that fails a check (a
 // record that does not decode, a log record whose digest or op-id index
@@ -50,15 +52,48 @@
 // runs under boltutil.Guard, so that call answers ECorrupt (rolled back)
 // and the process lives on.
 //
-// Every record served is checked: Read checks each log record's digest
-// (apply.Digest of kind, key, body, delete) and that the op-id index
-// maps its op id to its cursor and digest; Snapshot checks each entity
-// against the digest and time of the log record that wrote it; an op id
-// found in the index (a duplicate, a met dependency) is checked against
-// the log record it points at. Format 1 gives the batch id, seq and time
-// of a log record no check of their own.
+// Every record served is checked: Read and Fork check each log record's
+// digest (apply.Digest of kind, key, body, delete) and that the op-id
+// index maps its op id to its cursor and digest; Snapshot checks each
+// entity against the digest and time of the log record that wrote it
+// (a version-2 entity, whose record was compacted, against the digest it
+// carries); an op id found in the index (a duplicate, a met dependency)
+// is checked against the log record it points at, unless that record was
+// compacted. The format gives the batch id, seq and time of a log record
+// no check of their own.
 //
-// # On-disk layout, format 2
+// # Share lifecycle
+//
+// Fork copies the parent's log records and op-id index entries up to
+// the fork cursor as bytes (a record holds neither its cursor nor its
+// share) after checking each record, and rebuilds the fork's state by
+// replaying the copied records; all in one transaction, which for a very
+// long log holds the write lock as long as the copy takes. Delete keeps
+// the share record (marked deleted: the id is never reused), revokes
+// every grant and drops logs/<id>, whose pages bbolt reuses. Every
+// append that applies ops rewrites the share record to move
+// Meta.UpdatedAt (and share_updated), so listings are newest activity
+// first.
+//
+// Compact deletes the log records before a cursor and records it as the
+// share's earliest readable cursor. The op-id index keeps every op id
+// (cursor and digest: what a duplicate or a dependency needs), so it
+// grows with every op even when compaction keeps the log short (about
+// 60–130 bytes an op on disk, measured). The state stays exact: an
+// entity whose log record is dropped is rewritten as a version-2 value
+// carrying its own digest, and the base bucket keeps, for every entity
+// changed since, its value as of the earliest cursor minus one, so the
+// state at any cursor from there on (a fork) can still be rebuilt: the
+// state entities older than the earliest cursor, then base, then the
+// readable log. Each append that overwrites or deletes a compacted
+// entity first copies it to base.
+//
+// Backup (a running DB) and BackupFile (a stopped data directory) write
+// a consistent copy of the whole file; Check verifies a file offline and
+// lists its problems. Both are this package's, not sharevat.Store's: a
+// byte copy of a bbolt file means nothing to another backend.
+//
+// # On-disk layout, format 3
 //
 // All integers are big-endian unless marked uvarint (encoding/binary
 // unsigned varint). A "string" is uvarint length followed by that many
@@ -68,15 +103,22 @@
 //
 // Top-level buckets:
 //
-//	sharevat        "format" → 1 byte, the file's format (2; a format-1
-//	                file, which had no grant_children, is upgraded at
-//	                open by building that index).
+//	sharevat        "format" → 1 byte, the file's format (3). A format-1
+//	                file (no grant_children) or format-2 file (no share
+//	                indexes) is upgraded at open by building what it
+//	                lacks, in one transaction; a build of an older
+//	                format refuses a newer file.
 //	shares          share id → 0x01 ‖ JSON shareRecord
 //	                {id, meta{title, projectId, directory, version,
-//	                status, createdAt, updatedAt}, epoch, head, deleted,
-//	                ownerRoot}. head is informational only: the head is
-//	                derived from the last key of logs/<share>/log, so an
-//	                append does not rewrite the share record.
+//	                status, createdAt, updatedAt, statusAt}, epoch, head,
+//	                deleted, deletedAt, ownerRoot, parentId, forkCursor,
+//	                earliest, settings{privacy, retainOps, retainFor
+//	                (ns)}}; zero values omitted (earliest 0 means 1).
+//	                head is informational only: the head of a live share
+//	                is derived from the last key of logs/<share>/log (or
+//	                earliest-1 when a compaction dropped every record), so
+//	                it never goes stale; a deleted share keeps the head
+//	                it had.
 //	grants          grant id → 0x01 ‖ JSON grantRecord
 //	                {id, share, parent, scope (number), epoch, verifier
 //	                (base64), label, createdBy, createdAt, expiresAt,
@@ -89,13 +131,23 @@
 //	                8-byte expiresAt (Unix ns; 0: never). Every grant with
 //	                a parent; Subtree walks it and the mint quota counts
 //	                a parent's live children from it.
+//	share_updated   8-byte (2^64-1 − updatedAt Unix ns) ‖ share id →
+//	                empty. Every share, deleted ones too; ListShares walks
+//	                it: newest update first, then by id. A page token is
+//	                base64url(0x01 ‖ the key of the last share listed).
+//	share_status    share id → 1 byte version (1) ‖ 1 byte status ‖
+//	                8-byte statusAt ‖ title (the rest). Live shares only;
+//	                Statuses reads nothing else.
+//	share_children  uvarint len(parent id) ‖ parent id ‖ 8-byte createdAt
+//	                ‖ child id → empty. Live forks, under their parent
+//	                (deleted or not), oldest first; Children reads it.
 //	audit           8-byte seq → 0x01 ‖ JSON auditRecord {seq, at, action,
 //	                share, grant, parent, scope (number), epoch, peer,
 //	                result}. seq comes from the bucket's NextSequence.
 //	audit_share     uvarint len(share id) ‖ share id ‖ 8-byte seq → empty.
 //	                Index for AuditLog(share); only records with a share.
-//	logs            share id → nested bucket, created with the share,
-//	                holding three buckets:
+//	logs            share id → nested bucket, created with the share and
+//	                dropped by Delete, holding:
 //
 // Per-share buckets under logs/<share id>:
 //
@@ -110,17 +162,27 @@
 //	                     string   kind
 //	                     string   key
 //	                     string   body
-//	        and nothing after the body.
+//	        and nothing after the body. Cursors run from the share's
+//	        earliest to its head with no gap.
 //	ops     op id → 8-byte cursor ‖ 32-byte digest (exactly 40 bytes).
-//	        The permanent op-id index: never pruned while the op is in
-//	        the log.
-//	state   kind ‖ 0x00 ‖ key → entity:
+//	        The permanent op-id index: compaction keeps every entry.
+//	state   kind ‖ 0x00 ‖ key → entity, version 1:
 //	          offset 0   1 byte   version (1)
 //	          offset 1   8 bytes  cursor of the op that wrote it
 //	          offset 9   8 bytes  at (int64 Unix ns)
 //	          offset 17  …        body (the rest of the value)
+//	        or, for an entity whose log record was compacted, version 2:
+//	          offset 0   1 byte   version (2)
+//	          offset 1   8 bytes  cursor
+//	          offset 9   8 bytes  at
+//	          offset 17 32 bytes  digest of the op that wrote it
+//	          offset 49  …        body
 //	        Kinds never contain 0x00, so byte order of the bucket key is
 //	        (kind, key) order. A delete op removes the entity.
+//	base    (made by the first compaction) kind ‖ 0x00 ‖ key → a
+//	        version-2 entity: the value, as of cursor earliest-1, of an
+//	        entity written since; none for a key whose state entity is
+//	        itself older than earliest.
 //
 // A value whose version byte is unknown, or that is too short or too long
 // for its format, is reported as a corrupt record: an error, never a
