@@ -6,7 +6,8 @@
 //     op of a batch goes through inside the backend's write transaction,
 //     and the op content digest. Standard library and root package only.
 //   - store/bolt: the embedded bbolt backend, one file in the data
-//     directory.
+//     directory; also that file's backup (Backup, BackupFile) and offline
+//     check (Check), which are the backend's own, not sharevat.Store's.
 //   - store/storetest: the contract suite, run by every backend's tests
 //     through storetest.Run.
 //   - store/outbox: the client's durable outbox file, driven by

@@ -4,7 +4,9 @@
 //
 // The suite covers every method and every error code that store.go
 // documents, the append semantics of docs/design.md §5 end to end through
-// Append, and concurrent appends. Each subtest opens a fresh, empty store
+// Append, concurrent appends, and the share lifecycle: forks, children,
+// deletion, listing, statuses, settings and compaction, each checked
+// against a model replay of the log (stateAt), also while writers append. Each subtest opens a fresh, empty store
 // with the open function it is given; open must register any cleanup
 // (closing the store, removing files) with t.Cleanup. What the suite
 // cannot see through the interface — durability across a close and
