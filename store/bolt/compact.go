@@ -80,7 +80,6 @@ type compaction struct {
 	log, ops, state, base *bbolt.Bucket
 	before                sharevat.Cursor
 	touched               map[string]struct{} // state keys the dropped entries wrote
-	digests               map[sharevat.Cursor][32]byte
 }
 
 // toBase applies the entries [from, before) to base, checking each, so

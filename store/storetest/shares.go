@@ -12,6 +12,7 @@ var shareTests = []test{
 	{"CreateConflict", testCreateShareConflict},
 	{"CreateOwnerGrantExists", testCreateShareOwnerExists},
 	{"CreateInvalid", testCreateShareInvalid},
+	{"CreateIgnoresLifecycle", testCreateShareIgnoresLifecycle},
 	{"NotFound", testShareNotFound},
 	{"ListOrdered", testSharesOrdered},
 	{"ListHeads", testSharesHeads},
@@ -238,4 +239,20 @@ func testBumpEpochFencesAppends(t *testing.T, st sharevat.Store) {
 	b = batch(2, ev("b"))
 	checkAck(t, mustAppend(t, st, "s", b), b, 2, applied(2))
 	checkLog(t, st, "s", "a", "b")
+}
+
+// testCreateShareIgnoresLifecycle: a new share is live, unforked and
+// uncompacted whatever the caller put in those fields; its meta and
+// settings are stored as given.
+func testCreateShareIgnoresLifecycle(t *testing.T, st sharevat.Store) {
+	s, owner := newShare("s")
+	want := s
+	s.Deleted, s.DeletedAt, s.ParentID, s.ForkCursor, s.Earliest = true, at(9), "p", 7, 5
+	s.Meta.StatusAt = at(3)
+	s.Settings = sharevat.Settings{Privacy: sharevat.PrivacyOff, RetainOps: 9}
+	want.Meta.StatusAt, want.Settings = s.Meta.StatusAt, s.Settings
+	ok(t, st.CreateShare(t.Context(), s, owner))
+	got, err := st.Share(t.Context(), "s")
+	ok(t, err)
+	sameValue(t, "created share", got, want)
 }
