@@ -126,7 +126,7 @@ func (e *exportSettings) settings() (s sharevat.Settings, ok bool, err error) {
 // white space around it (a decoder drops that).
 func verbatimBody(b []byte) bool {
 	return len(b) > 0 && utf8.Valid(b) && json.Valid(b) &&
-		bytes.IndexAny(b, "\r\n") < 0 && len(bytes.TrimSpace(b)) == len(b)
+		!bytes.ContainsAny(b, "\r\n") && len(bytes.TrimSpace(b)) == len(b)
 }
 
 // marshalLine encodes v without escaping <, > and & (the format is read

@@ -94,7 +94,8 @@ func TestImportOpencode(t *testing.T) {
 }
 
 // TestImportOpencodeFormatSwitch: --from sharevat refuses an opencode
-// export, and a compacted (one-line) opencode export is detected too.
+// export; a compacted (one-line) opencode export is detected too, and
+// so is one read from stdin.
 func TestImportOpencodeFormatSwitch(t *testing.T) {
 	x := newXIEnv(t)
 	_, stderr, code := x.run("", append([]string{"import", "--file", opencodeFixture, "--from", "sharevat"}, x.admin()...)...)
@@ -109,6 +110,11 @@ func TestImportOpencodeFormatSwitch(t *testing.T) {
 	require.NoError(t, os.WriteFile(f, one.Bytes(), 0o600))
 	token := x.importFile(f)
 	assert.Len(t, readAll(t, x.srv.URL, token), 20)
+
+	out, stderr, code := cli(t, string(raw), []string{"SHAREVAT_URL=" + x.srv.URL, "SHAREVAT_STATE=" + x.state},
+		append([]string{"import", "--new"}, x.admin()...)...)
+	require.Equal(t, 0, code, "import reads stdin: %s", stderr)
+	assert.Len(t, readAll(t, x.srv.URL, firstLine(out)), 20)
 }
 
 // ocFixture is the part of the fixture the test compares bodies with.
