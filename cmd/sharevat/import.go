@@ -231,6 +231,7 @@ func (im *importer) run(ctx context.Context) error {
 	err = im.send(ctx, r)
 	im.p.finish()
 	if err != nil {
+		im.reportJSON(token)
 		return im.failed(ctx, err)
 	}
 	return im.report(token)
@@ -311,10 +312,7 @@ func (im *importer) failed(ctx context.Context, err error) error {
 func (im *importer) report(token string) error {
 	c := &im.counts
 	if im.f.cf.json {
-		writeJSON(im.env.Stdout, map[string]any{
-			"share_id": im.st.Share, "token": token, "ops": im.src.total(),
-			"applied": c.applied, "duplicates": c.duplicates, "rejected": im.st.Rejected, "results": c.rejectedJSON(),
-		})
+		im.reportJSON(token)
 	} else {
 		fmt.Fprintf(im.env.Stderr, "imported %d op(s) into share %s: applied %d, duplicate %d, rejected %d\n",
 			im.src.total(), im.st.Share, c.applied, c.duplicates, im.st.Rejected)
@@ -324,6 +322,19 @@ func (im *importer) report(token string) error {
 		return &rejectedError{n: im.st.Rejected}
 	}
 	return nil
+}
+
+// reportJSON prints the outcome as one JSON object with --json (the
+// token included, also when the import stopped half way).
+func (im *importer) reportJSON(token string) {
+	if !im.f.cf.json {
+		return
+	}
+	c := &im.counts
+	writeJSON(im.env.Stdout, map[string]any{
+		"share_id": im.st.Share, "token": token, "ops": im.src.total(), "done": im.st.Done, "complete": im.st.Complete,
+		"applied": c.applied, "duplicates": c.duplicates, "rejected": im.st.Rejected, "results": c.rejectedJSON(),
+	})
 }
 
 // importCounts tallies the acks of one run; it keeps the first rejected

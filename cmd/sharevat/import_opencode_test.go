@@ -95,7 +95,7 @@ func TestImportOpencode(t *testing.T) {
 
 // TestImportOpencodeFormatSwitch: --from sharevat refuses an opencode
 // export; a compacted (one-line) opencode export is detected too, and
-// so is one read from stdin.
+// so is one read from stdin (--json: one object with the token).
 func TestImportOpencodeFormatSwitch(t *testing.T) {
 	x := newXIEnv(t)
 	_, stderr, code := x.run("", append([]string{"import", "--file", opencodeFixture, "--from", "sharevat"}, x.admin()...)...)
@@ -112,9 +112,18 @@ func TestImportOpencodeFormatSwitch(t *testing.T) {
 	assert.Len(t, readAll(t, x.srv.URL, token), 20)
 
 	out, stderr, code := cli(t, string(raw), []string{"SHAREVAT_URL=" + x.srv.URL, "SHAREVAT_STATE=" + x.state},
-		append([]string{"import", "--new"}, x.admin()...)...)
+		append([]string{"import", "--new", "--json"}, x.admin()...)...)
 	require.Equal(t, 0, code, "import reads stdin: %s", stderr)
-	assert.Len(t, readAll(t, x.srv.URL, firstLine(out)), 20)
+	var res struct {
+		ShareID  string `json:"share_id"`
+		Token    string `json:"token"`
+		Complete bool   `json:"complete"`
+		Applied  int    `json:"applied"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res), "--json prints one object: %s", out)
+	assert.True(t, res.Complete)
+	assert.Equal(t, 20, res.Applied)
+	assert.Len(t, readAll(t, x.srv.URL, res.Token), 20)
 }
 
 // ocFixture is the part of the fixture the test compares bodies with.
