@@ -14,6 +14,7 @@ const (
 	DefaultRetentionEvery  = time.Minute
 	DefaultRetentionShares = 1000
 	DefaultRetentionOps    = 100_000
+	DefaultRetentionPause  = time.Second
 )
 
 // Retention configures the background job that applies the shares'
@@ -22,8 +23,10 @@ const (
 // resuming where the last pass stopped, from the top once at the end)
 // and compacts those whose settings retain only recent ops, dropping at
 // most Ops log entries in all, in transactions of at most 4,096. A share
-// it could not finish is continued first by the next pass. Configure
-// wakes the job at once when it sets a retention.
+// it could not finish is continued first by the next pass, which then
+// comes after Pause rather than Every, so a job that fell behind catches
+// up at up to Ops entries per Pause. Configure wakes the job at once when
+// it sets a retention.
 type Retention struct {
 	// Every is the time between passes. Zero: DefaultRetentionEvery;
 	// negative: no background job at all.
@@ -34,6 +37,9 @@ type Retention struct {
 	// Ops is the most log entries one pass drops. Zero:
 	// DefaultRetentionOps.
 	Ops int
+	// Pause is the time before the next pass when a pass stopped on its
+	// Ops budget with work left. Zero: DefaultRetentionPause.
+	Pause time.Duration
 	// Ticks, if set, replaces the timer: each value received starts a
 	// pass. Tests drive the job with it (and the vat's Config.Now).
 	Ticks <-chan time.Time
@@ -53,6 +59,9 @@ func (r Retention) withDefaults() Retention {
 	if r.Ops <= 0 {
 		r.Ops = DefaultRetentionOps
 	}
+	if r.Pause <= 0 {
+		r.Pause = DefaultRetentionPause
+	}
 	return r
 }
 
@@ -62,6 +71,7 @@ type RetentionPass struct {
 	Compacted int           // shares it compacted
 	Dropped   uint64        // log entries it dropped
 	Errors    int           // shares whose compaction failed (logged)
+	More      bool          // it stopped on its budget with work left
 	Took      time.Duration // how long the pass took
 }
 
@@ -130,17 +140,24 @@ func (r *retainer) run() {
 		defer t.Stop()
 		ticks = t.C
 	}
+	soon := time.NewTimer(r.cfg.Pause) // the catch-up pass after a pass with work left
+	soon.Stop()
+	defer soon.Stop()
 	for {
 		select {
 		case <-r.ctx.Done():
 			return
 		case <-ticks:
 		case <-r.wakeCh:
+		case <-soon.C:
 		}
 		p := r.pass(r.ctx)
 		r.passes.Add(1)
 		if r.cfg.OnPass != nil {
 			r.cfg.OnPass(p)
+		}
+		if p.More && r.cfg.Ticks == nil { // driven by hand: the driver decides
+			soon.Reset(r.cfg.Pause)
 		}
 	}
 }
@@ -170,10 +187,12 @@ func (r *retainer) pass(ctx context.Context) RetentionPass {
 			r.v.log.Warn("retention: compaction failed", "share", id, "err", err)
 		}
 		if more && err == nil && budget == 0 {
+			p.More = true
 			break // continued first by the next pass
 		}
 		r.queue = r.queue[1:]
 	}
+	p.More = p.More || (budget == 0 && len(r.queue) > 0)
 	p.Took = time.Since(start)
 	r.v.log.Debug("retention pass", "listed", p.Listed, "compacted", p.Compacted, "dropped", p.Dropped, "errors", p.Errors, "took", p.Took)
 	return p

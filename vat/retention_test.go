@@ -147,3 +147,30 @@ func TestRetentionByAge(t *testing.T) {
 	assert.Empty(t, got)
 	assert.Equal(t, sharevat.Cursor(10), head, "the head stays")
 }
+
+// TestRetentionCatchesUp: on its own timer, a job that stopped on its
+// budget with work left runs again after Pause, not after Every, until
+// it has caught up.
+func TestRetentionCatchesUp(t *testing.T) {
+	passes := make(chan vat.RetentionPass, 64)
+	tv := MustServeConfig(t, nil, func(c *vat.Config) {
+		c.Retention = vat.Retention{Every: time.Hour, Ops: 4, Pause: time.Millisecond, OnPass: func(p vat.RetentionPass) { passes <- p }}
+	})
+	a := tv.MustRestore(t, tv.MustCreate(t, "behind"))
+	appendN(t, a, "a", 20, 20, `{}`)
+	_, err := a.Configure(bg, sharevat.Settings{RetainOps: 2}) // wakes the job; the hour never passes
+	require.NoError(t, err)
+	timeout := time.After(patience)
+	for n := 0; ; n++ {
+		select {
+		case p := <-passes:
+			if !p.More {
+				assert.Equal(t, sharevat.Cursor(19), earliestOf(t, a), "caught up: the last 2 of 20 ops stay")
+				assert.GreaterOrEqual(t, n, 4, "18 ops at 4 a pass take 5 passes")
+				return
+			}
+		case <-timeout:
+			t.Fatal("the job did not catch up")
+		}
+	}
+}

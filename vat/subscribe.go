@@ -304,7 +304,7 @@ func (v *Vat) readPush(ctx context.Context, share sharevat.ShareID, from shareva
 	for chunk := 16; len(out) < pushMaxOps && budget > 0; chunk *= 2 {
 		got, h, err := v.store.Read(ctx, share, from, min(chunk, pushMaxOps-len(out)))
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, v.compactedErr(ctx, share, err)
 		}
 		head = h
 		n := fitBudget(got, &budget, len(out) == 0)
