@@ -1,6 +1,8 @@
 // Command sharevat runs a sharevat vat and talks to one: serve, create,
 // list, append, flush, outbox, read, tail, snapshot, grant, grants, revoke,
-// inspect, bench, version (docs/design.md §11). Each command is one file
+// inspect, the session's life (fork, children, delete, status, compact,
+// retention, privacy), export, import, backup, check, health, bench,
+// version (docs/design.md §11). Each command is one file
 // (cli.go builds the command line with cobra); `sharevat help` lists them;
 // main only wires signals and exit codes.
 package main
