@@ -23,8 +23,9 @@ type Tx interface {
 }
 
 // Batch is a sharevat.Batch with the part of the append work that reads
-// no store state already done (Prepare): each op's digest, and its
-// verdicts on the op id's form and on check 5 (limits, shape, JSON). The
+// no store state already done (Prepare): each op's digests, its verdicts
+// on the op id's form, on check 5 (limits, shape, JSON) and on check 6
+// (the privacy guard), and the body it would be stored with. The
 // verdicts count only in their turn (Apply).
 type Batch struct {
 	batch *sharevat.Batch
@@ -33,15 +34,15 @@ type Batch struct {
 
 // prepared is what Prepare found for one op.
 type prepared struct {
-	badID   string // why the op id is malformed: rejected invalid at once
-	digest  [32]byte
-	reason  sharevat.Reason // check 5's verdict (ReasonNone: passes)
+	badID   string          // why the op id is malformed: rejected invalid at once
+	reason  sharevat.Reason // check 5's or 6's verdict (ReasonNone: passes)
 	message string
+	guarded // the privacy guard's work: body and digests
 }
 
-// Prepare does the state-free part of appending b under lim. b must not
-// change until Apply has run.
-func Prepare(b *sharevat.Batch, lim sharevat.Limits) *Batch {
+// Prepare does the state-free part of appending b under lim, with the
+// share's privacy policy pol. b must not change until Apply has run.
+func Prepare(b *sharevat.Batch, lim sharevat.Limits, pol sharevat.Privacy) *Batch {
 	p := &Batch{batch: b, ops: make([]prepared, len(b.Ops))}
 	batchProblem := checkBatch(b, lim)
 	for i := range b.Ops {
@@ -50,7 +51,10 @@ func Prepare(b *sharevat.Batch, lim sharevat.Limits) *Batch {
 			continue
 		}
 		po.digest = Digest(op)
-		po.reason, po.message = checkOp(op, lim, batchProblem)
+		po.stored, po.body = po.digest, op.Body
+		if po.reason, po.message = checkOp(op, lim, batchProblem); po.reason == sharevat.ReasonNone {
+			po.reason, po.message = po.guard(op, pol, lim)
+		}
 	}
 	return p
 }
@@ -60,9 +64,12 @@ func Prepare(b *sharevat.Batch, lim sharevat.Limits) *Batch {
 // the content differs; (2) batch epoch ≠ share epoch → staleEpoch; (3) a
 // dependency not in the log → missingDependency; (4) expected cursor ≠
 // head → conflict; (5) op or batch over limits, or malformed → tooLarge /
-// invalid (found by Prepare); else applied at head+1. A malformed op id
-// is rejected invalid before (1). The error return is for store failures
-// only; the caller must then abort the transaction.
+// invalid; (6) a secret-shaped string under the policy reject → secret
+// (5 and 6 found by Prepare); else applied at head+1, with its body
+// redacted under the policy redact (Ack.Redacted counts the
+// replacements). A malformed op id is rejected invalid before (1). The
+// error return is for store failures only; the caller must then abort
+// the transaction.
 func (p *Batch) Apply(tx Tx, now time.Time) (sharevat.Ack, error) {
 	ack := sharevat.Ack{Results: make([]sharevat.OpResult, len(p.ops))}
 	for i := range p.ops {
@@ -71,6 +78,9 @@ func (p *Batch) Apply(tx Tx, now time.Time) (sharevat.Ack, error) {
 			return sharevat.Ack{}, err
 		}
 		ack.Results[i] = res
+		if res.Status == sharevat.StatusApplied {
+			ack.Redacted += p.ops[i].redacted
+		}
 	}
 	ack.Head = tx.Head()
 	ack.Count()
@@ -88,7 +98,7 @@ func applyOp(tx Tx, b *sharevat.Batch, op *sharevat.Op, po *prepared, now time.T
 		return res, err
 	}
 	if found {
-		return duplicateResult(res, cur, stored == po.digest), nil
+		return duplicateResult(res, cur, po.same(op, stored)), nil
 	}
 	res.Reason, res.Message, err = precheck(tx, b, op)
 	if err != nil || res.Reason != sharevat.ReasonNone {
@@ -100,7 +110,7 @@ func applyOp(tx Tx, b *sharevat.Batch, op *sharevat.Op, po *prepared, now time.T
 	}
 	e := &sharevat.Entry{
 		Cursor: tx.Head() + 1, OpID: op.OpID, BatchID: b.BatchID, Seq: op.Seq,
-		Kind: op.Kind, Key: op.Key, Body: op.Body, Delete: op.Delete, At: now, Digest: po.digest,
+		Kind: op.Kind, Key: op.Key, Body: po.body, Delete: op.Delete, At: now, Digest: po.stored,
 	}
 	if err := tx.Put(e); err != nil {
 		return res, err

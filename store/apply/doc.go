@@ -9,11 +9,16 @@
 // out of the serial section that group commit shares), then applies it
 // over its view of the share inside the transaction:
 //
-//	prep := apply.Prepare(req.Batch, req.Limits)
+//	prep := apply.Prepare(req.Batch, req.Limits, req.Privacy)
 //	// … in the write transaction, with tx the backend's apply.Tx:
 //	ack, err := prep.Apply(tx, req.Now)
 //
-// It imports only the standard library and the root package. store/bolt
+// Prepare also runs the privacy guard (package privacy) under the
+// share's policy, AppendRequest.Privacy: guard.go says how a redacted op
+// is stored and still recognised when it is retried.
+//
+// It imports only the standard library, the root package and privacy
+// (pure, no I/O). store/bolt
 // and store/storetest use it; store/outbox uses Digest, so the client's
 // outbox refuses a reused op id by the same rule as the server.
 package apply

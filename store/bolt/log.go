@@ -26,7 +26,7 @@ func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.
 	if err := ctx.Err(); err != nil {
 		return sharevat.Ack{}, fmt.Errorf("bolt: append: %w", err)
 	}
-	call := &appendCall{req: req, prep: apply.Prepare(req.Batch, req.Limits), wake: make(chan struct{})}
+	call := &appendCall{req: req, prep: apply.Prepare(req.Batch, req.Limits, req.Privacy), wake: make(chan struct{})}
 	db.commits.do(call)
 	return resultOrZero(call.ack, db.wrap("append", call.err))
 }

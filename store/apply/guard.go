@@ -1,0 +1,105 @@
+package apply
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"sharevat"
+	"sharevat/privacy"
+)
+
+// The privacy guard (check 6, docs/design.md §5). Under the policy
+// redact, an op is stored with each secret-shaped string of its body
+// replaced by [REDACTED:<rule>]; under reject, an op holding one is
+// rejected (ReasonSecret), with a message naming the rules, never the
+// secret; under off, bodies are not scanned. An unknown policy is taken
+// as redact.
+//
+// Digests. The log and the op-id index keep the digest of the content
+// as stored — for a redacted op, of its redacted body — because every
+// read checks the stored bytes against it (store/bolt), and because a
+// digest of the original body, kept beside the redacted one, would let
+// anyone holding the data file test guesses of the secret. A retry is
+// recognised all the same (check 1): the stored digest is compared with
+// the digest of the op as sent and with the digest of its redacted form,
+// so a retry of a redacted op is a duplicate whatever the policy is when
+// it comes back. An op id reused for content that differs only inside
+// its secrets is a duplicate too: what was stored is the same.
+
+// guarded is the privacy guard's work on one op.
+type guarded struct {
+	digest   [32]byte // of the op as sent
+	stored   [32]byte // of the op as it would be stored
+	body     []byte   // the body it would be stored with
+	redacted int      // replacements in body
+	scanned  bool     // alt is known
+	alt      *[32]byte
+}
+
+// guard applies pol to op, which passed checks 0 and 5, and returns
+// check 6's verdict.
+func (g *guarded) guard(op *sharevat.Op, pol sharevat.Privacy, lim sharevat.Limits) (sharevat.Reason, string) {
+	switch pol {
+	case sharevat.PrivacyOff:
+		return sharevat.ReasonNone, ""
+	case sharevat.PrivacyReject:
+		ms := privacy.Scan(op.Body)
+		if len(ms) == 0 {
+			g.scanned = true
+			return sharevat.ReasonNone, ""
+		}
+		red, n := privacy.Redact(op.Body)
+		g.setAlt(op, red, n)
+		return sharevat.ReasonSecret, secretMessage(ms)
+	}
+	red, n := privacy.Redact(op.Body)
+	if g.setAlt(op, red, n); n == 0 {
+		return sharevat.ReasonNone, ""
+	}
+	g.body, g.redacted, g.stored = red, n, *g.alt
+	if len(red) > lim.MaxBodyBytes {
+		return sharevat.ReasonTooLarge, fmt.Sprintf("body is %d bytes once its secrets are redacted; limit is %d", len(red), lim.MaxBodyBytes)
+	}
+	return sharevat.ReasonNone, ""
+}
+
+// setAlt records the digest of op with its body redacted (red, with n
+// replacements), when there were any.
+func (g *guarded) setAlt(op *sharevat.Op, red []byte, n int) {
+	g.scanned = true
+	if n == 0 {
+		return
+	}
+	alt := Digest(&sharevat.Op{Kind: op.Kind, Key: op.Key, Body: red, Delete: op.Delete})
+	g.alt = &alt
+}
+
+// same reports whether an op stored with digest d is op: the digest of
+// op as sent, or of its redacted form (scanned now if Prepare did not,
+// under the policy off: rare, only on a mismatch).
+func (g *guarded) same(op *sharevat.Op, d [32]byte) bool {
+	if d == g.digest || d == g.stored {
+		return true
+	}
+	if !g.scanned {
+		red, n := privacy.Redact(op.Body)
+		g.setAlt(op, red, n)
+	}
+	return g.alt != nil && d == *g.alt
+}
+
+// secretMessage says which rules found secrets, never what they found.
+func secretMessage(ms []privacy.Match) string {
+	var rules []string
+	for _, m := range ms {
+		rules = append(rules, m.Rule)
+	}
+	slices.Sort(rules)
+	rules = slices.Compact(rules)
+	what := "a secret-shaped string"
+	if len(ms) > 1 {
+		what = fmt.Sprintf("%d secret-shaped strings", len(ms))
+	}
+	return fmt.Sprintf("body holds %s (%s); the share's privacy policy rejects such ops", what, strings.Join(rules, ", "))
+}
