@@ -16,7 +16,9 @@ var _ schema.Appender_Server = (*appenderServer)(nil)
 
 // Append applies one batch with the semantics of docs/design.md §5 and answers
 // only once it is durable. It keeps E-order: batches sent on one Appender
-// commit in the order they were sent.
+// commit in the order they were sent. The share's privacy policy (its
+// settings, cached by the vat: settings.go) goes with the batch to the
+// store, whose append engine applies it (check 6).
 func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append) error {
 	return a.f.run(ctx, "Appender.append", sharevat.ScopeAppend, func(ctx context.Context) error {
 		src, err := call.Args().Batch()
@@ -27,9 +29,13 @@ func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append
 		if err != nil {
 			return err
 		}
+		pol, err := a.f.vat.privacy(ctx, a.f.share())
+		if err != nil {
+			return err
+		}
 		start := time.Now()
 		ack, err := a.f.vat.store.Append(ctx, sharevat.AppendRequest{
-			Share: a.f.share(), Batch: batch, Limits: a.f.vat.cfg.Limits, Now: a.f.vat.now(),
+			Share: a.f.share(), Batch: batch, Limits: a.f.vat.cfg.Limits, Now: a.f.vat.now(), Privacy: pol,
 		})
 		if err != nil {
 			return err
