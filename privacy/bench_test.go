@@ -59,6 +59,17 @@ func BenchmarkScanTranscript(b *testing.B) {
 	}
 }
 
+// BenchmarkScanPart scans one op body of two parts (about 5 KiB) of
+// ordinary text: the guard's cost for a typical op.
+func BenchmarkScanPart(b *testing.B) {
+	body := transcript(b, 4<<10)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		privacy.Scan(body)
+	}
+}
+
 // BenchmarkRedactPlanted redacts a 1 MiB transcript whose every fourth
 // part is a planted body.
 func BenchmarkRedactPlanted(b *testing.B) {
