@@ -5,8 +5,6 @@ import (
 	"errors"
 	"runtime/debug"
 
-	"capnproto.org/go/capnp/v3"
-
 	"sharevat"
 )
 
@@ -38,10 +36,4 @@ func (v *Vat) public(ctx context.Context, method string, err error) error {
 		v.log.Error("internal error", "method", method, "err", err)
 		return sharevat.ErrInternal
 	}
-}
-
-// unimplemented answers methods a later release implements, with the
-// Cap'n Proto "unimplemented" exception type.
-func unimplemented(method string) error {
-	return capnp.Unimplemented(method + " is not implemented yet")
 }
