@@ -30,6 +30,19 @@
 // call, and their tokens no longer redeem. Share.BumpEpoch revokes every
 // token of the share at once.
 //
+// # A session's life
+//
+// Share.Fork (needs read) makes a new share holding this one's ops up to
+// a cursor and hands the caller its owner capability and token;
+// Share.Children lists the forks. Share.Delete (needs admin) deletes the
+// share: every capability and token of it dies at once. Share.Update sets
+// the metadata, the status among it. Share.Settings and Share.Configure
+// read and replace the privacy policy and the retention, Share.Compact
+// drops old ops (reads before the earliest cursor left then fail with
+// ECompacted). With the admin token, Admin.List pages through the shares
+// with a sharevat.ListFilter, Admin.ListAll iterates over every page and
+// Admin.Statuses answers every share's status.
+//
 // # Appending
 //
 // Appender.Append sends one batch and returns its ack once the batch is
