@@ -2,6 +2,7 @@ package vat
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -194,7 +195,12 @@ func (r *retainer) pass(ctx context.Context) RetentionPass {
 	}
 	p.More = p.More || (budget == 0 && len(r.queue) > 0)
 	p.Took = time.Since(start)
-	r.v.log.Debug("retention pass", "listed", p.Listed, "compacted", p.Compacted, "dropped", p.Dropped, "errors", p.Errors, "took", p.Took)
+	lvl := slog.LevelDebug
+	if p.Dropped > 0 {
+		lvl = slog.LevelInfo
+	}
+	r.v.log.Log(ctx, lvl, "retention pass", "listed", p.Listed, "compacted", p.Compacted, "dropped", p.Dropped,
+		"errors", p.Errors, "behind", p.More, "took", p.Took)
 	return p
 }
 
@@ -241,7 +247,7 @@ func (r *retainer) retain(ctx context.Context, id sharevat.ShareID, budget uint6
 	before := min(target, sh.Earliest+sharevat.Cursor(budget))
 	earliest, dropped, err := v.compact(ctx, id, before)
 	if dropped > 0 {
-		v.log.Info("retention compacted a share", "share", id, "dropped", dropped, "earliest", earliest)
+		v.log.Debug("retention compacted a share", "share", id, "dropped", dropped, "earliest", earliest)
 	}
 	return dropped, earliest < target, ignoreGone(err)
 }
