@@ -1,0 +1,27 @@
+package privacy_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sharevat/privacy"
+	"sharevat/privacy/privacytest"
+)
+
+// TestReadmeListsEveryRule: the README's "Privacy guard" section names
+// every rule id, so the list users read is the rule set.
+func TestReadmeListsEveryRule(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(privacytest.Dir(), "..", "..", "README.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(b), "\n## Privacy guard\n")
+	require.True(t, ok, "README.md has no \"## Privacy guard\" section")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, r := range privacy.Rules() {
+		assert.Contains(t, section, "`"+r.ID+"`", "README's Privacy guard does not list rule %s", r.ID)
+	}
+}
