@@ -92,9 +92,10 @@ func (f *stateFlags) openOutbox(path string, t *tally) (*client.Outbox, error) {
 type tally struct {
 	p *progress // set before the flush starts; shows the counts
 
-	mu      sync.Mutex
-	results map[string]sharevat.OpResult
-	dialErr error // the last failed dial or redeem
+	mu       sync.Mutex
+	results  map[string]sharevat.OpResult
+	redacted int   // secret-shaped strings the server's privacy guard replaced
+	dialErr  error // the last failed dial or redeem
 }
 
 func newTally() *tally { return &tally{results: make(map[string]sharevat.OpResult)} }
@@ -104,6 +105,7 @@ func (t *tally) add(_ string, ack sharevat.Ack) {
 	t.p.ackedOps(len(ack.Results))
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.redacted += ack.Redacted
 	for _, r := range ack.Results {
 		t.results[r.OpID] = r
 	}
@@ -232,6 +234,7 @@ type runSummary struct {
 	pending      int          // this run's ops still pending
 	older        sharevat.Ack // older ops flushed along
 	olderPending int
+	redacted     int // in every batch of the run
 }
 
 func summarize(ob *client.Outbox, t *tally, ids, older []string) (runSummary, error) {
@@ -239,6 +242,9 @@ func summarize(ob *client.Outbox, t *tally, ids, older []string) (runSummary, er
 	st, err := ob.Status()
 	sum.ack, sum.pending = t.outcome(ids)
 	sum.older, sum.olderPending = t.outcome(older)
+	t.mu.Lock()
+	sum.redacted = t.redacted
+	t.mu.Unlock()
 	sum.ack.Head, sum.older.Head = st.LastAckedCursor, st.LastAckedCursor
 	return sum, err
 }
@@ -248,6 +254,7 @@ func reportRun(env *Env, asJSON bool, sum runSummary) error {
 	if asJSON {
 		out := ackJSON(sum.ack)
 		out["pending"] = sum.pending
+		out["redacted"] = sum.redacted
 		if n := len(sum.older.Results) + sum.olderPending; n > 0 {
 			older := ackJSON(sum.older)
 			older["pending"] = sum.olderPending
@@ -270,6 +277,9 @@ func printSummary(env *Env, sum runSummary) {
 		return
 	}
 	printAck(env.Stdout, sum.ack)
+	if sum.redacted > 0 {
+		fmt.Fprintf(env.Stdout, "redacted %d secret-shaped string(s) before storing (the share's privacy policy)\n", sum.redacted)
+	}
 	if o := sum.older; len(o.Results) > 0 {
 		fmt.Fprintf(env.Stdout, "also flushed %d older pending op(s): applied %d, duplicate %d, rejected %d\n", len(o.Results), o.Applied, o.Duplicates, o.Rejected)
 		printRejected(env.Stdout, o)

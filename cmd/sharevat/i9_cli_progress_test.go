@@ -72,3 +72,21 @@ func TestOversizedOpsExit4(t *testing.T) {
 		assert.Equal(t, "sharevat: 1 op(s) rejected\n", stderr, name)
 	}
 }
+
+// TestAppendSaysWhatWasRedacted (issue 10): the summary says how many
+// secret-shaped strings the server's privacy guard replaced.
+func TestAppendSaysWhatWasRedacted(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	owner := createShare(t, srv)
+	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, obNoExitSleep}
+	leaked := `{"op_id":"m1","kind":"message","key":"msg_1","body":{"text":"my token is ` + owner + `"}}` + "\n"
+	out, stderr, code := cli(t, leaked, env, "append")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "applied 1, duplicate 0, rejected 0; head is 1\n"+
+		"redacted 1 secret-shaped string(s) before storing (the share's privacy policy)\n", out)
+	assert.NotContains(t, out+stderr, owner[30:])
+	read, _, code := cli(t, "", env, "read")
+	require.Equal(t, 0, code)
+	assert.Contains(t, read, "[REDACTED:sharevat-token]")
+	assert.NotContains(t, read, owner[30:])
+}
