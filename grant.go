@@ -38,6 +38,12 @@ const (
 	AuditRedeem AuditAction = "redeem" // a token was redeemed (successfully or not)
 	AuditRevoke AuditAction = "revoke" // a grant (and its subtree) was revoked
 	AuditBump   AuditAction = "bump"   // a share's epoch was bumped
+
+	// The session lifecycle (docs/design.md §3).
+	AuditFork      AuditAction = "fork"      // a share was forked (the record names the new share and the forking grant)
+	AuditDelete    AuditAction = "delete"    // a share was deleted
+	AuditCompact   AuditAction = "compact"   // a share was compacted on request (not by the retention job)
+	AuditConfigure AuditAction = "configure" // a share's settings were replaced
 )
 
 // AuditRecord is one line of the audit log. It names grants by id only and

@@ -20,7 +20,7 @@ func (s *shareServer) Compact(ctx context.Context, call schema.Share_compact) er
 		v := s.f.vat
 		earliest, dropped, err := v.compact(ctx, s.f.share(), sharevat.Cursor(call.Args().BeforeCursor()))
 		if dropped > 0 {
-			v.audit(ctx, sharevat.AuditRecord{Action: auditCompact, ShareID: s.f.share(), GrantID: s.f.lg.g.ID,
+			v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditCompact, ShareID: s.f.share(), GrantID: s.f.lg.g.ID,
 				Scope: s.f.rights, Epoch: s.f.lg.g.Epoch, Peer: s.f.peer, Result: resultOf(err)})
 		}
 		if err != nil {

@@ -29,7 +29,7 @@ func (v *Vat) deleteShare(ctx context.Context, f *facet) error {
 	}
 	v.settings.drop(id)
 	v.obs.Revoked(n)
-	v.audit(ctx, sharevat.AuditRecord{Action: auditDelete, ShareID: id, GrantID: f.lg.g.ID, Scope: f.rights,
+	v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditDelete, ShareID: id, GrantID: f.lg.g.ID, Scope: f.rights,
 		Epoch: f.lg.g.Epoch, Peer: f.peer, Result: "ok"})
 	v.log.Info("share deleted", "share", id, "grant", f.lg.g.ID)
 	return nil

@@ -25,14 +25,6 @@ const (
 	DefaultMaxForkDepth = 64
 )
 
-// Audit actions of the session lifecycle.
-const (
-	auditFork      sharevat.AuditAction = "fork"      // a share was forked (the record names the new share)
-	auditDelete    sharevat.AuditAction = "delete"    // a share was deleted
-	auditCompact   sharevat.AuditAction = "compact"   // a share was compacted on request
-	auditConfigure sharevat.AuditAction = "configure" // a share's settings were replaced
-)
-
 // forkLocks serialize the forks of one parent (by hash), so that two
 // concurrent forks cannot both pass the quota check.
 type forkLocks [64]sync.Mutex
@@ -92,7 +84,7 @@ func (v *Vat) fork(ctx context.Context, f *facet, at sharevat.Cursor, patch shar
 	if sh, err = v.store.Fork(ctx, parentID, at, sh, g); err != nil {
 		return sh, m, fmt.Errorf("fork: %w", err)
 	}
-	v.audit(ctx, sharevat.AuditRecord{Action: auditFork, ShareID: sh.ID, GrantID: g.ID, Parent: f.lg.g.ID,
+	v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditFork, ShareID: sh.ID, GrantID: g.ID, Parent: f.lg.g.ID,
 		Scope: g.Scope, Epoch: g.Epoch, Peer: f.peer, Result: "ok"})
 	return sh, m, nil
 }

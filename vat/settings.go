@@ -121,7 +121,7 @@ func (s *shareServer) Configure(ctx context.Context, call schema.Share_configure
 		if set, err = v.configure(ctx, s.f.share(), set); err != nil {
 			return err
 		}
-		v.audit(ctx, sharevat.AuditRecord{Action: auditConfigure, ShareID: s.f.share(), GrantID: s.f.lg.g.ID,
+		v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditConfigure, ShareID: s.f.share(), GrantID: s.f.lg.g.ID,
 			Scope: s.f.rights, Epoch: s.f.lg.g.Epoch, Peer: s.f.peer, Result: "ok"})
 		if set.RetainOps > 0 || set.RetainFor > 0 {
 			v.retention.wake()
