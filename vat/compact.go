@@ -75,25 +75,3 @@ func resultOf(err error) string {
 	}
 	return string(sharevat.ErrorCode(err))
 }
-
-// errCompacted answers a read or subscription from before a share's
-// earliest readable cursor, saying where reading can resume (read and
-// subscribe take the cursor to read after).
-func errCompacted(earliest sharevat.Cursor) error {
-	return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; read after cursor %d, or take the snapshot and follow from its cursor",
-		earliest, max(earliest, 1)-1)
-}
-
-// compactedErr gives a compacted answer of the store the vat's words
-// (errCompacted, naming the share's earliest cursor now); other errors
-// pass unchanged.
-func (v *Vat) compactedErr(ctx context.Context, id sharevat.ShareID, err error) error {
-	if sharevat.ErrorCode(err) != sharevat.ECompacted {
-		return err
-	}
-	sh, serr := v.store.Share(ctx, id)
-	if serr != nil {
-		return err
-	}
-	return errCompacted(sh.Earliest)
-}

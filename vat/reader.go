@@ -55,7 +55,7 @@ func (v *Vat) readPage(ctx context.Context, share sharevat.ShareID, from shareva
 		}
 		chunk, h, err := v.store.Read(ctx, share, from, min(readChunk, limit-len(out)))
 		if err != nil {
-			return nil, 0, v.compactedErr(ctx, share, err)
+			return nil, 0, err
 		}
 		head = h
 		n := fitBudget(chunk, &budget, len(out) == 0)

@@ -81,8 +81,10 @@ func (v *Vat) subscribe(ctx context.Context, f *facet, call schema.Reader_subscr
 	if from > sh.Head {
 		return sharevat.Errorf(sharevat.EInvalid, "fromCursor %d is past the head %d", from, sh.Head)
 	}
-	if from+1 < sh.Earliest {
-		return errCompacted(sh.Earliest)
+	if from+1 < sh.Earliest { // the store's compacted answer names the earliest cursor
+		if _, _, err := v.store.Read(ctx, sh.ID, from, 1); err != nil {
+			return err
+		}
 	}
 	res, err := call.AllocResults()
 	if err != nil {
@@ -304,7 +306,7 @@ func (v *Vat) readPush(ctx context.Context, share sharevat.ShareID, from shareva
 	for chunk := 16; len(out) < pushMaxOps && budget > 0; chunk *= 2 {
 		got, h, err := v.store.Read(ctx, share, from, min(chunk, pushMaxOps-len(out)))
 		if err != nil {
-			return nil, 0, v.compactedErr(ctx, share, err)
+			return nil, 0, err
 		}
 		head = h
 		n := fitBudget(got, &budget, len(out) == 0)

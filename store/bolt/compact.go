@@ -8,9 +8,14 @@ import (
 	"sharevat"
 )
 
-// errCompacted is the answer to a read of ops a compaction dropped.
+// errCompacted is the answer to a read of ops a compaction dropped. It
+// names the earliest readable cursor and where reading resumes: reads
+// and subscriptions take the cursor to read after, so that is
+// earliest-1. The vat passes it on as it is, for reads, subscriptions
+// and a subscription a compaction overtakes alike.
 func errCompacted(earliest sharevat.Cursor) error {
-	return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; read from %d or take the snapshot", earliest, earliest)
+	return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; read after cursor %d, or take the snapshot and follow from its cursor",
+		earliest, max(earliest, 1)-1)
 }
 
 // Compact drops the log entries with cursor < before and returns the

@@ -60,7 +60,7 @@ func checkFork(p *sharevat.Share, at sharevat.Cursor) error {
 	case at > p.Head:
 		return sharevat.Errorf(sharevat.EInvalid, "cannot fork at cursor %d: the head is %d", at, p.Head)
 	case at+1 < p.Earliest:
-		return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; fork at %d or later", p.Earliest, p.Earliest-1)
+		return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; fork at cursor %d or later", p.Earliest, p.Earliest-1)
 	}
 	return nil
 }

@@ -35,7 +35,8 @@ func testCompactBasic(t *testing.T, st sharevat.Store) {
 }
 
 // testCompactRead: a read from before the earliest cursor answers
-// compacted and names it; from earliest-1 on, reads work.
+// compacted, naming it and the cursor to read after (earliest-1: Read
+// takes the cursor to read after); from earliest-1 on, reads work.
 func testCompactRead(t *testing.T, st sharevat.Store) {
 	mustShare(t, st, "s")
 	appendEvents(t, st, "s", 10)
@@ -44,8 +45,8 @@ func testCompactRead(t *testing.T, st sharevat.Store) {
 	for _, after := range []sharevat.Cursor{0, 1, 4} {
 		_, _, err := st.Read(t.Context(), "s", after, 10)
 		wantCode(t, err, sharevat.ECompacted)
-		if !strings.Contains(err.Error(), "6") {
-			t.Errorf("compacted error %q does not name the earliest cursor 6", err)
+		if msg := sharevat.ErrorMessage(err); !strings.Contains(msg, "cursor 6") || !strings.Contains(msg, "after cursor 5") {
+			t.Errorf("compacted error %q does not name the earliest cursor 6 and the cursor to read after, 5", msg)
 		}
 	}
 	page, head, err := st.Read(t.Context(), "s", 5, 2)

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"sharevat"
@@ -167,6 +168,9 @@ func testForkCompacted(t *testing.T, st sharevat.Store) {
 	s, owner := forkShare("early")
 	_, err = st.Fork(t.Context(), "p", 6, s, owner)
 	wantCode(t, err, sharevat.ECompacted)
+	if msg := sharevat.ErrorMessage(err); !strings.Contains(msg, "cursor 8") || !strings.Contains(msg, "at cursor 7") {
+		t.Errorf("compacted fork error %q does not name the earliest cursor 8 and the earliest fork cursor, 7", msg)
+	}
 	for _, c := range []sharevat.Cursor{7, 8, 12, 18} {
 		id := fmt.Sprintf("c%d", c)
 		got := mustFork(t, st, "p", id, c)
