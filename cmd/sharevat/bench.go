@@ -43,6 +43,8 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Subscribers, "subscribers", c.Subscribers, "tail: subscribers, each on its own connection")
 	fs.IntVar(&c.Conns, "conns", c.Conns, "conns: idle connections to hold, each with a live Reader")
 	fs.DurationVar(&c.Sample, "sample", c.Sample, "soak: time between server samples")
+	fs.Uint64Var(&c.RetainOps, "retain-ops", 0, "soak: set each share's retention to keep the last N ops (default: no retention)")
+	fs.DurationVar(&c.RetainFor, "retain-for", 0, "soak: set each share's retention to keep the ops of the last D (default: no retention)")
 	fs.BoolVar(&c.Soak, "soak", false, "all: include the soak")
 	fs.DurationVar(&c.SoakDuration, "soak-duration", c.SoakDuration, "all: how long the soak runs")
 	fs.StringVar(&c.CeilingDir, "ceiling-dir", "", "where the bench's own vat directory and the storage ceiling's file go, so on that disk (default: the system temp dir)")
@@ -57,7 +59,7 @@ var benchApplies = map[string][]string{
 	"restore": {"clients", "inflight", "duration", "count", "ceiling-duration"},
 	"tail":    {"subscribers", "rate", "body", "duration"},
 	"conns":   {"conns"},
-	"soak":    {"clients", "shares", "body", "inflight", "rate", "duration", "sample"},
+	"soak":    {"clients", "shares", "body", "inflight", "rate", "duration", "sample", "retain-ops", "retain-for"},
 	"all":     {"duration", "ceiling-duration", "conns", "soak", "soak-duration", "rate", "sample"},
 }
 
@@ -89,7 +91,9 @@ Modes:
            (and bench) memory per connection
   soak     --rate 1-op appends/s over --clients connections for --duration
            (10m): vat heap, RSS, goroutines and data file every --sample;
-           growth, also per GiB stored
+           growth, also per GiB stored. --retain-ops N and/or --retain-for D
+           set each share's retention first (as 'sharevat retention
+           --keep-ops/--keep-for'): the vat compacts the logs meanwhile
   all      the performance targets in one run (soak with --soak)`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var f benchFlags
@@ -178,6 +182,8 @@ func (f *benchFlags) ranges() []benchRange {
 		{"ceiling-duration", int64(f.cfg.CeilingDuration), ms, day, true},
 		{"sample", int64(f.cfg.Sample), 10 * ms, 3600 * s, true},
 		{"soak-duration", int64(f.cfg.SoakDuration), s, day, true},
+		{"retain-ops", int64(f.cfg.RetainOps), 1, 1e12, false},
+		{"retain-for", int64(f.cfg.RetainFor), s, 365 * day, true},
 		{"timeout", int64(f.cfg.Timeout), s, 2 * day, true},
 	}
 }

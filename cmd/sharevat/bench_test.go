@@ -28,6 +28,33 @@ func TestBenchJSON(t *testing.T) {
 	}
 }
 
+// TestBenchSoakRetention: --retain-ops and --retain-for set each soak
+// share's retention before the run, and the report shows it.
+func TestBenchSoakRetention(t *testing.T) {
+	t.Parallel()
+	out, stderr, code := cli(t, "", nil, "bench", "--mode", "soak", "--duration", "2s", "--sample", "500ms", "--rate", "100",
+		"--clients", "2", "--retain-ops", "20000", "--retain-for", "30m")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "retention  keep the last 20,000 ops and the ops of the last 30m0s of each share")
+	assert.Regexp(t, `log +\d[\d,]* ops appended to 2 share\(s\), 0 compacted`, out)
+	assert.Contains(t, out, "per GiB stored")
+	out, stderr, code = cli(t, "", nil, "bench", "--json", "--mode", "soak", "--duration", "1s", "--sample", "250ms", "--rate", "100",
+		"--clients", "1", "--retain-ops", "7")
+	require.Equal(t, 0, code, stderr)
+	var rep struct {
+		Flags map[string]string
+		Soak  struct {
+			Shape struct {
+				Retention map[string]float64
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Equal(t, map[string]float64{"keep_ops": 7}, rep.Soak.Shape.Retention)
+	assert.Equal(t, "7", rep.Flags["retain-ops"])
+	assert.Equal(t, "0s", rep.Flags["retain-for"], "not set: no retention by age")
+}
+
 // TestBenchAll runs every target in one go and prints one table.
 func TestBenchAll(t *testing.T) {
 	t.Parallel()
@@ -61,6 +88,12 @@ func TestBenchUsage(t *testing.T) {
 		{"--mode", "conns", "--clients", "4"},
 		{"--mode", "soak", "--sample", "1ms"},
 		{"--mode", "tail", "--rate", "0"},
+		{"--mode", "soak", "--retain-ops", "0"},
+		{"--mode", "soak", "--retain-for", "0s"},
+		{"--mode", "soak", "--retain-for", "-1h"},
+		{"--mode", "soak", "--retain-ops", "-1"},
+		{"--retain-ops", "10"},
+		{"--mode", "all", "--soak", "--retain-for", "1h"},
 		{"--token-file", "x"},
 		{"--server", "ws://127.0.0.1:1/rpc"},
 		{"--server", "http://127.0.0.1:1/rpc", "--token-file", "x"},

@@ -44,6 +44,10 @@ type Config struct {
 	Sample          time.Duration // soak: time between server samples (10s)
 	Soak            bool          // all: include the soak
 	SoakDuration    time.Duration // all: how long the soak runs (10m)
+	// soak: the retention set on each share before the run
+	// (Share.Configure); 0: none, every op kept.
+	RetainOps uint64        // keep at least the last N ops of each share
+	RetainFor time.Duration // keep at least the ops of the last D
 
 	Timeout    time.Duration // give up after this long (20 × the longest phase + 5m)
 	CPUProfile string        // write this process's CPU profile to this file

@@ -26,7 +26,9 @@
 //     vat's (and the bench's) memory per connection.
 //   - soak: Rate paced 1-op appends/s over Clients connections for
 //     Duration: the vat's memory every Sample, its growth, also per GiB
-//     stored.
+//     stored; with RetainOps or RetainFor, each share's retention is set
+//     first, so the vat compacts the logs meanwhile, and the report says
+//     how many ops it compacted.
 //   - all: the performance targets, each on a fresh vat (the
 //     soak, for SoakDuration, only with Soak).
 //

@@ -122,6 +122,19 @@ func TestBenchModes(t *testing.T) {
 		assert.GreaterOrEqual(t, len(samples), 4, "a sample every 500ms for 2s, and one at the end")
 		assert.Positive(t, samples[len(samples)-1].(map[string]any)["heap_inuse_bytes"])
 		assert.Positive(t, samples[0].(map[string]any)["store_bytes"])
+		assert.Equal(t, num(t, rep, "soak.calls"), num(t, rep, "soak.log.ops_appended"), "every call appended one op")
+		assert.Zero(t, num(t, rep, "soak.log.ops_compacted"), "no retention, nothing compacted")
+		assert.Empty(t, field(t, rep, "soak.shape.retention"), "no retention set")
+	})
+	t.Run("soak with retention", func(t *testing.T) {
+		t.Parallel()
+		rep := run(t, loadgen.Config{Mode: "soak", Duration: time.Second, Sample: 250 * time.Millisecond, Rate: 200, Clients: 3,
+			Shares: "one", RetainOps: 50, RetainFor: time.Hour})
+		assert.Equal(t, float64(50), num(t, rep, "soak.shape.retention.keep_ops"))
+		assert.Equal(t, float64(3600), num(t, rep, "soak.shape.retention.keep_for_seconds"))
+		assert.Equal(t, float64(1), num(t, rep, "soak.log.shares"), "all clients on one share")
+		assert.Equal(t, num(t, rep, "soak.calls"), num(t, rep, "soak.log.ops_appended"))
+		assert.Equal(t, num(t, rep, "soak.log.ops_appended"), num(t, rep, "soak.log.ops_readable")+num(t, rep, "soak.log.ops_compacted"))
 	})
 }
 

@@ -162,6 +162,8 @@ func printSoak(w io.Writer, s *soakReport) {
 	sh := s.Shape
 	fmt.Fprintf(w, "\nsoak: %s calls/s of 1-op appends over %d connection(s) × %d in flight, %.0fs\n", count(sh.Rate), sh.Clients, sh.Inflight, s.Seconds)
 	fmt.Fprintf(w, "  rate\t%s calls/s achieved\t(%s calls, %s permits dropped)\n", num(s.CallsPerSec), count(s.Calls), count(s.Dropped))
+	fmt.Fprintf(w, "  retention\t%s\n", sh.Retention)
+	fmt.Fprintf(w, "  log\t%s\n", s.Log)
 	printLatency(w, "  latency", s.Latency, "per append call")
 	printCPU(w, s.CPU)
 	fmt.Fprintf(w, "  sample\tat\theap in use\tRSS\tRSS anon\tgoroutines\tstore\tcalls/s\tp99\n")

@@ -156,10 +156,14 @@ func rowSoak(s *soakReport) targetRow {
 	if s.Samples[0].RSSAnon == 0 {
 		mem, kind = g.RSS, "RSS"
 	}
+	target := fmt.Sprintf("memory flat at %s calls/s for %s (from %.0fs)", count(s.Shape.Rate), s.Shape.Duration, g.BaseAtSeconds)
+	if r := s.Shape.Retention; r.on() {
+		target += ", retention: " + r.String()
+	}
 	return targetRow{
-		Target: fmt.Sprintf("memory flat at %s calls/s for %s (from %.0fs)", count(s.Shape.Rate), s.Shape.Duration, g.BaseAtSeconds),
-		Measured: fmt.Sprintf("%s %+.1f%%, heap peak %+.1f%%, at %s calls/s", kind, 100*mem, 100*g.HeapPeak,
-			num(s.CallsPerSec)),
+		Target: target,
+		Measured: fmt.Sprintf("%s %+.1f%%, heap peak %+.1f%%, at %s calls/s; %s per GiB stored", kind, 100*mem, 100*g.HeapPeak,
+			num(s.CallsPerSec), signedBytes(g.MemoryPerStoredGiB)),
 		Ceiling: fmt.Sprintf("< %.0f%%, ≥ 95%% of the rate", 100*soakFlat),
 		Ratio:   max(mem, g.HeapPeak), Want: fmt.Sprintf("< %.2f", soakFlat), Pass: passIf(g.Flat && rateOK),
 	}

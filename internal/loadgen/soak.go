@@ -16,10 +16,13 @@ type soakShape struct {
 	Rate     int           `json:"rate_target"`
 	Duration time.Duration `json:"-"`
 	Sample   time.Duration `json:"-"`
+	// Retention is set on each share before the run.
+	Retention soakRetention `json:"retention"`
 }
 
 func (cfg *Config) soakShape(d time.Duration) soakShape {
-	return soakShape{Clients: cfg.Clients, Shares: cfg.Shares, Inflight: cfg.Inflight, Body: cfg.Body, Rate: cfg.Rate, Duration: d, Sample: cfg.Sample}
+	return soakShape{Clients: cfg.Clients, Shares: cfg.Shares, Inflight: cfg.Inflight, Body: cfg.Body, Rate: cfg.Rate, Duration: d,
+		Sample: cfg.Sample, Retention: retentionOf(cfg)}
 }
 
 // soakSample is the vat at one moment of a soak, with the load of the
@@ -54,6 +57,7 @@ type soakReport struct {
 	CPU         cpuReport    `json:"cpu"`
 	Samples     []soakSample `json:"samples"`
 	Growth      soakGrowth   `json:"growth"`
+	Log         soakLog      `json:"log"` // the shares at the end
 }
 
 // soakGrowth compares the sample at the baseline (minute 2, or a fifth
@@ -94,7 +98,12 @@ func soakRun(ctx context.Context, stderr io.Writer, t *benchTarget, shape soakSh
 		return nil, err
 	}
 	defer closeConns(conns)
-	progress(stderr, "soak: %d calls/s of 1-op appends over %d connection(s), %s, sampling every %s", shape.Rate, shape.Clients, shape.Duration, shape.Sample)
+	shares := soakShares(conns, shape)
+	if err := retain(ctx, shares, shape.Retention); err != nil {
+		return nil, err
+	}
+	progress(stderr, "soak: %d calls/s of 1-op appends over %d connection(s), %s, sampling every %s; retention %s",
+		shape.Rate, shape.Clients, shape.Duration, shape.Sample, shape.Retention)
 	var cur latHist
 	s := startSoakSampler(ctx, t, &cur, shape.Sample)
 	cpu := t.startCPU(ctx)
@@ -125,11 +134,15 @@ func soakRun(ctx context.Context, stderr io.Writer, t *benchTarget, shape soakSh
 	if err = firstErr(err, serr); err != nil {
 		return nil, err
 	}
+	shareLog, err := logOf(ctx, shares)
+	if err != nil {
+		return nil, err
+	}
 	calls := int64(total.Count())
 	return &soakReport{
 		Shape: shape, Seconds: elapsed.Seconds(), Calls: calls, CallsPerSec: rateOf(float64(calls), elapsed),
 		Dropped: p.dropped.Load(), Latency: total.Summary(), CPU: cpuUse, Samples: samples,
-		Growth: growthOf(samples, shape.Duration),
+		Growth: growthOf(samples, shape.Duration), Log: shareLog,
 	}, nil
 }
 
