@@ -30,6 +30,33 @@ type metrics struct {
 	bumps       prometheus.Counter
 	caps        prometheus.Gauge
 	limits      *prometheus.CounterVec
+	retention   retentionMetrics
+}
+
+// retentionMetrics are the background retention job's figures, fed by
+// its OnPass hook (RetentionPassed).
+type retentionMetrics struct {
+	passes    prometheus.Counter
+	compacted prometheus.Counter
+	dropped   prometheus.Counter
+	errors    prometheus.Counter
+	behind    prometheus.Gauge
+	took      prometheus.Histogram
+}
+
+func newRetentionMetrics() retentionMetrics {
+	return retentionMetrics{
+		passes:    counter("retention_passes_total", "Passes of the background retention job."),
+		compacted: counter("retention_compactions_total", "Share compactions by the retention job (a share compacted in two passes counts twice)."),
+		dropped:   counter("retention_dropped_ops_total", "Ops (log entries) the retention job dropped."),
+		errors:    counter("retention_errors_total", "Shares whose compaction by the retention job failed (each is logged)."),
+		behind:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "sharevat_retention_behind", Help: "1 when the retention job's last pass stopped on its budget (serve --retention-ops) with ops left to drop, else 0."}),
+		took:      histogram("retention_pass_duration_seconds", "Time one retention pass took.", prometheus.ExponentialBuckets(100e-6, 4, 10)),
+	}
+}
+
+func (r retentionMetrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{r.passes, r.compacted, r.dropped, r.errors, r.behind, r.took}
 }
 
 var _ vat.Observer = (*metrics)(nil)
@@ -49,9 +76,11 @@ func newMetrics() *metrics {
 		bumps:       counter("epoch_bumps_total", "Epoch bumps."),
 		caps:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "sharevat_live_capabilities", Help: "Live capability objects handed out to peers."}),
 		limits:      counterVec("limit_hits_total", "Connections closed, connections refused and calls refused by a limit (README \"Limits\"), by limit.", "limit"),
+		retention:   newRetentionMetrics(),
 	}
 	m.reg.MustRegister(m.redeems, m.appends, m.ops, m.appendTime, m.commits, m.commitCalls, m.commitOps, m.commitTime,
 		m.revoked, m.bumps, m.caps, m.limits, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.MustRegister(m.retention.collectors()...)
 	return m
 }
 
@@ -124,6 +153,22 @@ func (m *metrics) LimitHit(limit string) { m.limits.WithLabelValues(limit).Inc()
 
 // Capabilities implements vat.Observer.
 func (m *metrics) Capabilities(delta int) { m.caps.Add(float64(delta)) }
+
+// RetentionPassed is the retention job's OnPass hook (vat.Retention): it
+// runs on the job's goroutine and never blocks.
+func (m *metrics) RetentionPassed(p vat.RetentionPass) {
+	r := m.retention
+	r.passes.Inc()
+	r.compacted.Add(float64(p.Compacted))
+	r.dropped.Add(float64(p.Dropped))
+	r.errors.Add(float64(p.Errors))
+	r.took.Observe(p.Took.Seconds())
+	behind := 0.0
+	if p.More {
+		behind = 1
+	}
+	r.behind.Set(behind)
+}
 
 // Committed is the store's OnCommit hook.
 func (m *metrics) Committed(calls, ops int, took time.Duration) {

@@ -35,7 +35,8 @@ type serveFlags struct {
 	debug     string
 	tls       tlsFlags // serve_tls.go
 	limits    sharevat.Limits
-	peers     peerLimits // serve_limits.go
+	peers     peerLimits     // serve_limits.go
+	retention retentionFlags // serve_limits.go
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -54,6 +55,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.limits.MaxOpIDLen, "max-op-id", d.MaxOpIDLen, "longest op id, in bytes")
 	f.limits.MaxKeyLen, f.limits.MaxDependsOn = d.MaxKeyLen, d.MaxDependsOn
 	f.peers.register(fs)
+	f.retention.register(fs)
 }
 
 var serveCommand = command{
@@ -91,6 +93,9 @@ func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 		return usagef("%s", sharevat.ErrorMessage(err))
 	}
 	if err := f.peers.validate(readLimit(f.limits)); err != nil {
+		return err
+	}
+	if err := f.retention.validate(); err != nil {
 		return err
 	}
 	logger, err := newLogger(env, f.logLevel, f.logFormat)
@@ -162,7 +167,7 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 
 // openVat loads the pepper, builds the vat and mints the admin token on
 // first start.
-func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, obs vat.Observer, log *slog.Logger) (*vat.Vat, error) {
+func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, m *metrics, log *slog.Logger) (*vat.Vat, error) {
 	pepper, err := loadOrCreatePepper(ctx, f.data, db)
 	if err != nil {
 		return nil, err
@@ -171,8 +176,9 @@ func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, obs vat.Obse
 	if err != nil {
 		return nil, err
 	}
-	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: obs,
-		Quotas: f.peers.vatQuotas(), MaxChildGrants: f.peers.maxChildGrants})
+	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: m,
+		Quotas: f.peers.vatQuotas(), MaxChildGrants: f.peers.maxChildGrants,
+		MaxForks: f.peers.maxForks, MaxForkDepth: f.peers.maxForkDepth, Retention: f.retention.config(m.RetentionPassed)})
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,45 @@ type peerLimits struct {
 	connPushWindow    byteSize
 	allowedHosts      string
 	maxChildGrants    int
+	maxForks          int
+	maxForkDepth      int
+}
+
+// retentionFlags are serve's flags for the background retention job
+// (vat.Retention): how often it looks at the shares and how many ops one
+// pass may drop.
+type retentionFlags struct {
+	interval time.Duration
+	ops      int
+}
+
+// maxRetentionOps bounds --retention-ops: a pass that drops this many
+// ops takes tens of seconds of write transactions.
+const maxRetentionOps = 10_000_000
+
+func (r *retentionFlags) register(fs *pflag.FlagSet) {
+	fs.DurationVar(&r.interval, "retention-interval", vat.DefaultRetentionEvery, "time between passes of the background retention job (at least 1s; 0 turns the job off, and with it every share's retention setting)")
+	fs.IntVar(&r.ops, "retention-ops", vat.DefaultRetentionOps, "most ops one retention pass drops (a pass that stops on it with work left is followed a second later)")
+}
+
+func (r *retentionFlags) validate() error {
+	switch {
+	case r.interval != 0 && r.interval < time.Second:
+		return usagef("--retention-interval must be at least 1s (0 turns the retention job off)")
+	case r.ops < 1 || r.ops > maxRetentionOps:
+		return usagef("--retention-ops must be 1 to %d", maxRetentionOps)
+	}
+	return nil
+}
+
+// config returns the vat's retention settings; onPass receives every
+// pass (metrics).
+func (r *retentionFlags) config(onPass func(vat.RetentionPass)) vat.Retention {
+	every := r.interval
+	if every == 0 {
+		every = -1 // no job
+	}
+	return vat.Retention{Every: every, Ops: r.ops, OnPass: onPass}
 }
 
 // Defaults that are serve's own (the others are the packages').
@@ -45,6 +84,9 @@ const (
 	// connection's budget while it is sent: the answer go-capnp keeps
 	// until Finish and the frame queued for the peer.
 	minAnswerRoom = 16 << 20
+	// maxForkDepth bounds --max-fork-depth: a fork reads every ancestor
+	// up to it, holding its parent's fork lock.
+	maxForkDepth = 1000
 )
 
 func (l *peerLimits) register(fs *pflag.FlagSet) {
@@ -64,6 +106,8 @@ func (l *peerLimits) register(fs *pflag.FlagSet) {
 	fs.Var(&l.subWindow, "subscription-window", "bytes one subscription may have pushed and not acknowledged")
 	fs.Var(&l.connPushWindow, "conn-push-window", "bytes all of one connection's subscriptions may have read and not had acknowledged")
 	fs.IntVar(&l.maxChildGrants, "max-grants-per-grant", vat.DefaultMaxChildGrants, "most live grants one grant may have minted directly")
+	fs.IntVar(&l.maxForks, "max-forks", vat.DefaultMaxForks, "most live forks of one share")
+	fs.IntVar(&l.maxForkDepth, "max-fork-depth", vat.DefaultMaxForkDepth, "longest chain of forks (a fork of a fork of …): a share this many forks deep cannot be forked")
 	fs.StringVar(&l.allowedHosts, "allowed-hosts", "", "comma-separated Host names HTTP requests may carry (default: any, or only loopback names when listening on loopback)")
 }
 
@@ -85,6 +129,8 @@ func (l *peerLimits) validate(readLimit int64) error {
 		{min(l.quotas.MaxSubscriptions, l.quotas.MaxConnSubscriptions, l.quotas.MaxShareSubscriptions, l.quotas.MaxGrantSubscriptions) >= 1, "subscription limits must be at least 1"},
 		{l.subWindow >= 64<<10 && l.connPushWindow >= 64<<10, "--subscription-window and --conn-push-window must be at least 64KiB"},
 		{l.maxChildGrants >= 1 && l.maxChildGrants <= 1_000_000, "--max-grants-per-grant must be 1 to 1000000"},
+		{l.maxForks >= 1 && l.maxForks <= 1_000_000, "--max-forks must be 1 to 1000000"},
+		{l.maxForkDepth >= 1 && l.maxForkDepth <= maxForkDepth, fmt.Sprintf("--max-fork-depth must be 1 to %d", maxForkDepth)},
 	} {
 		if !c.ok {
 			return usagef("%s", c.what)
