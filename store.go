@@ -139,8 +139,8 @@ type LogStore interface {
 	// Read returns up to limit entries with cursor > after, in cursor
 	// order, and the share's head. Errors: ENotFound; EInvalid for
 	// limit < 1; ECompacted if after+1 is before the share's Earliest
-	// (the message names the earliest cursor still readable: read from
-	// there, or take the snapshot).
+	// (the message names the earliest cursor still readable: read after
+	// earliest-1, or take the snapshot).
 	Read(ctx context.Context, id ShareID, after Cursor, limit int) ([]Entry, Cursor, error)
 	// Snapshot returns the materialized state, ordered by (kind, key),
 	// and the cursor it reflects. Compaction never changes it.
