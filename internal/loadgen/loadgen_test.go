@@ -138,6 +138,23 @@ func TestBenchModes(t *testing.T) {
 	})
 }
 
+// TestBenchSoakCompacts: a soak with retention, on a running vat whose
+// retention job passes every second, reports the ops the job compacted.
+func TestBenchSoakCompacts(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	srv, err := proctest.Start(t, binary, nil, "serve", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "warn",
+		"--max-conns-per-ip", "0", "--retention-interval", "1s")
+	require.NoError(t, err)
+	rep := run(t, loadgen.Config{Server: srv.URL, TokenFile: filepath.Join(data, "admin.token"),
+		Mode: "soak", Duration: 3 * time.Second, Sample: time.Second, Rate: 300, Clients: 2, RetainOps: 50})
+	appended, compacted := num(t, rep, "soak.log.ops_appended"), num(t, rep, "soak.log.ops_compacted")
+	assert.Equal(t, num(t, rep, "soak.calls"), appended)
+	assert.Positive(t, compacted, "passes every second drop all but the last 50 ops of each share")
+	assert.GreaterOrEqual(t, num(t, rep, "soak.log.ops_readable"), float64(2*50), "each share keeps its last 50 ops")
+	assert.Equal(t, appended, compacted+num(t, rep, "soak.log.ops_readable"))
+}
+
 // TestBenchServer drives a running vat with its admin token.
 func TestBenchServer(t *testing.T) {
 	t.Parallel()
