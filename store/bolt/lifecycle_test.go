@@ -29,6 +29,7 @@ func TestBackupUnderAppends(t *testing.T) {
 		createShare(t, db, s)
 	}
 	stop := make(chan struct{})
+	under := make(chan struct{}) // closed once share c holds 40 ops
 	var wg sync.WaitGroup
 	for _, s := range shares {
 		wg.Go(func() {
@@ -39,10 +40,13 @@ func TestBackupUnderAppends(t *testing.T) {
 				default:
 				}
 				appendOps(t, db, s, 1, msg(fmt.Sprint(s, i), fmt.Sprint(i%7), i), event(fmt.Sprint(s, "e", i), `{}`))
+				if s == "c" && i == 19 { // two ops per append: head 40
+					close(under)
+				}
 			}
 		})
 	}
-	waitHead(t, db, "c", 40)
+	<-under
 	var buf bytes.Buffer
 	n, err := db.Backup(ctx, &buf)
 	close(stop)
@@ -55,19 +59,6 @@ func TestBackupUnderAppends(t *testing.T) {
 	restored := MustOpenAt(t, path, bolt.Options{})
 	for _, s := range shares {
 		sameShareOrPrefix(t, db, restored, s)
-	}
-}
-
-// waitHead waits until share's head reaches n.
-func waitHead(t *testing.T, db *bolt.DB, share sharevat.ShareID, n sharevat.Cursor) {
-	t.Helper()
-	for {
-		s, err := db.Share(context.Background(), share)
-		require.NoError(t, err)
-		if s.Head >= n {
-			return
-		}
-		time.Sleep(time.Millisecond) // polls the appenders' progress; no result depends on it
 	}
 }
 
