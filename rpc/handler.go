@@ -216,19 +216,25 @@ func remoteIP(addr string) string {
 	return addr
 }
 
-// originAllowed applies AllowedOrigins; a request without Origin (a
-// non-browser client) is always allowed.
-func (h *Handler) originAllowed(r *http.Request) bool {
+// originAllowed applies AllowedOrigins (OriginAllowed).
+func (h *Handler) originAllowed(r *http.Request) bool { return OriginAllowed(h.opts.AllowedOrigins, r) }
+
+// OriginAllowed is the Origin rule of HandlerOptions.AllowedOrigins,
+// exported so that the vat's other browser-facing endpoints (/capnweb)
+// apply the same one: a request without Origin (a non-browser client) is
+// always allowed; with an empty list, only an origin whose host is the
+// request's Host; otherwise an origin on the list ("*": any).
+func OriginAllowed(allowed []string, r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
 	}
-	if len(h.opts.AllowedOrigins) == 0 {
+	if len(allowed) == 0 {
 		u, err := url.Parse(origin)
 		return err == nil && strings.EqualFold(u.Host, r.Host)
 	}
-	for _, allowed := range h.opts.AllowedOrigins {
-		if allowed == "*" || strings.EqualFold(allowed, origin) {
+	for _, a := range allowed {
+		if a == "*" || strings.EqualFold(a, origin) {
 			return true
 		}
 	}
