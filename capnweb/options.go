@@ -1,0 +1,140 @@
+package capnweb
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Options configure a Handler (and, for the limits, a Client).
+type Options struct {
+	// Main returns the main interface (id 0) of each session. Required
+	// for a Handler.
+	Main func(Peer) Target
+	// ReadLimit is the largest message: one WebSocket frame, one batch
+	// line. Default 16 MiB.
+	ReadLimit int64
+	// BatchLimit is the largest HTTP batch request body. Default
+	// 4*ReadLimit.
+	BatchLimit int64
+	// MaxDepth is the deepest nesting of arrays and objects in one
+	// message. Default 64.
+	MaxDepth int
+	// MaxImports bounds the entries of a session's import table (stubs
+	// and promises the peer exported). Default 10000.
+	MaxImports int
+	// MaxExports bounds the entries of a session's export table (answers
+	// and objects held for the peer). Default 10000.
+	MaxExports int
+	// MaxInflight bounds the peer's pushes not yet resolved. Default 1024.
+	MaxInflight int
+	// ConnMemory is each session's memory budget in bytes: messages being
+	// handled, answers kept until released, frames queued for sending, and
+	// whatever the Target side charges to Peer.Meter. Default 64 MiB.
+	ConnMemory int64
+	// CheckOrigin decides whether a request may open a session; false
+	// answers 403. nil: a request with an Origin header must name the
+	// request's Host in it.
+	CheckOrigin func(*http.Request) bool
+	// PingInterval is how often a WebSocket is pinged; a peer silent for
+	// twice as long is gone. Default 30s.
+	PingInterval time.Duration
+	// WriteTimeout bounds each WebSocket write. Default 30s.
+	WriteTimeout time.Duration
+	// Logger receives session events (never message contents). nil:
+	// discard.
+	Logger *slog.Logger
+	// OnLimit is called with the limit's short name ("read-limit",
+	// "depth", "imports", "exports", "inflight", "memory", "malformed")
+	// each time a limit closes a session. It must not block.
+	OnLimit func(limit string)
+}
+
+// withDefaults returns o with every zero field set to its default.
+func (o Options) withDefaults() *Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxDepth, 64)
+	def(&o.MaxImports, 10000)
+	def(&o.MaxExports, 10000)
+	def(&o.MaxInflight, 1024)
+	if o.ReadLimit <= 0 {
+		o.ReadLimit = 16 << 20
+	}
+	if o.BatchLimit <= 0 {
+		o.BatchLimit = 4 * o.ReadLimit
+	}
+	if o.ConnMemory <= 0 {
+		o.ConnMemory = 64 << 20
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = 30 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &o
+}
+
+// Peer describes the other end of a session.
+type Peer struct {
+	RemoteAddr, Origin, UserAgent string
+	// Meter is the session's memory budget: the Target side charges the
+	// answers it builds to it. Never nil for sessions the Handler makes.
+	Meter Meter
+}
+
+// Meter is a memory budget (the method set of sharevat/vat.Meter).
+// Charge fails, and the session is closed, when n does not fit.
+type Meter interface {
+	Charge(n int64) error
+	Release(n int64)
+}
+
+// ErrMemory is the error of a Charge over a session's budget.
+var ErrMemory = errors.New("capnweb: session memory budget exceeded")
+
+// budget is a session's Meter; over is called (outside its lock) when a
+// Charge does not fit.
+type budget struct {
+	mu    sync.Mutex
+	used  int64
+	limit int64
+	over  func()
+}
+
+var _ Meter = (*budget)(nil)
+
+// Charge takes n bytes of the budget.
+func (b *budget) Charge(n int64) error {
+	b.mu.Lock()
+	if n < 0 || b.used+n > b.limit {
+		b.mu.Unlock()
+		if b.over != nil {
+			b.over()
+		}
+		return ErrMemory
+	}
+	b.used += n
+	b.mu.Unlock()
+	return nil
+}
+
+// Release gives back n bytes.
+func (b *budget) Release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	if b.used < 0 {
+		b.used = 0
+	}
+	b.mu.Unlock()
+}
