@@ -1,0 +1,87 @@
+package webvat
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"capnproto.org/go/capnp/v3/exc"
+
+	"sharevat"
+	"sharevat/capnweb"
+)
+
+// webError turns the error of a call into what the peer sees: an Error
+// whose message is "<code>: <message>" (the vat's reason, without the
+// Cap'n Proto method prefix) and whose code property is the code.
+func webError(err error) *capnweb.Error {
+	de := domainError(err)
+	return &capnweb.Error{Type: "Error", Message: de.Error(), Props: capnweb.NewObject().Set("code", string(de.Code))}
+}
+
+// domainError classifies err as the Go client does (client/errors.go):
+// a domain error passes; an exception whose reason is "code: message"
+// becomes that error; a lost connection or a cancelled call is
+// unavailable; anything else is internal, its text never shown (it could
+// hold anything).
+func domainError(err error) *sharevat.Error {
+	var de *sharevat.Error
+	if errors.As(err, &de) {
+		return de
+	}
+	if e := innermost(err); e != nil {
+		if de := sharevat.ParseError(reason(e)); de != nil {
+			return de
+		}
+		if e.Type == exc.Disconnected {
+			return sharevat.Errorf(sharevat.EUnavailable, "connection lost")
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return sharevat.Errorf(sharevat.EUnavailable, "call cancelled")
+	}
+	return sharevat.ErrInternal
+}
+
+// innermost returns the deepest Cap'n Proto exception in err's chain,
+// the one carrying the reason the vat gave.
+func innermost(err error) *exc.Exception {
+	var found *exc.Exception
+	for {
+		var e *exc.Exception
+		if !errors.As(err, &e) {
+			return found
+		}
+		found, err = e, e.Cause
+	}
+}
+
+// reason is the text at the bottom of an exception's cause chain: the
+// vat's "code: message", without go-capnp's method annotation.
+func reason(e *exc.Exception) string {
+	err := e.Cause
+	if err == nil {
+		return ""
+	}
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
+		err = next
+	}
+	return err.Error()
+}
+
+// notFunction is capnweb's answer to a call of a method the object does
+// not have.
+func notFunction(method string) capnweb.Answer {
+	return capnweb.Returning(nil, &capnweb.Error{Type: "TypeError", Message: "'" + method + "' is not a function."})
+}
+
+// failed answers err at once, as the peer sees it.
+func failed(err error) capnweb.Answer { return capnweb.Returning(nil, webError(err)) }
+
+// isNotFunction reports whether err is the TypeError capnweb answers for
+// a call of something that is not a function (a property the peer's
+// object lacks, or a bare function asked for a property).
+func isNotFunction(err error) bool {
+	var e *capnweb.Error
+	return errors.As(err, &e) && e.Type == "TypeError" && strings.Contains(e.Message, "is not a function")
+}

@@ -1,0 +1,111 @@
+package webvat
+
+import (
+	"context"
+	"sync"
+
+	"sharevat"
+	"sharevat/capnweb"
+	"sharevat/schema"
+	"sharevat/wire"
+)
+
+// sink is the vat's OpSink for a Cap'n Web subscriber: a local Cap'n
+// Proto server that forwards each push to the peer's sink stub and
+// answers only once the peer has answered, so that the vat's byte window
+// (Quotas.PushWindow) counts the pushes the peer has not answered yet.
+//
+// The peer's sink is an object with push(ops) and optionally end(code,
+// detail), or a function (ops, end?) (docs/capnweb.md, Subscriptions).
+// The first push tries push(ops); capnweb answers a function asked for a
+// property with a TypeError "… is not a function", and from then on the
+// sink is called as a function: f(ops) for pushes, f([], {code, detail})
+// for the end.
+//
+// go-capnp runs the calls of one server one at a time, in order, so push
+// and end never overlap and mode needs no lock.
+type sink struct {
+	stub *capnweb.Stub
+	mode sinkMode
+	once sync.Once
+}
+
+type sinkMode int
+
+const (
+	modeUnknown  sinkMode = iota // no push answered yet
+	modeObject                   // push(ops) worked
+	modeFunction                 // the sink is a function
+)
+
+var _ schema.OpSink_Server = (*sink)(nil)
+
+// newSink serves stub, which the sink owns from now on.
+func newSink(stub *capnweb.Stub) *sink { return &sink{stub: stub} }
+
+// errPushFailed is what a failed push answers the vat, which then ends
+// the subscription (without end).
+var errPushFailed = sharevat.Errorf(sharevat.EUnavailable, "the subscriber did not take the push")
+
+// Push forwards one push and waits for the peer's answer.
+func (k *sink) Push(ctx context.Context, call schema.OpSink_push) error {
+	if ctx.Err() != nil { // the subscription ended while this push waited
+		return context.Cause(ctx)
+	}
+	entries, err := read(call.Args().Ops, wire.ReadEntries)
+	if err != nil {
+		return err
+	}
+	ops := entriesValue(entries)
+	if k.mode != modeFunction {
+		_, err := k.stub.Call(ctx, "push", ops)
+		switch {
+		case err == nil:
+			k.mode = modeObject
+			return nil
+		case k.mode == modeUnknown && isNotFunction(err):
+			k.mode = modeFunction
+		default:
+			return errPushFailed
+		}
+	}
+	if _, err := k.stub.Call(ctx, "", ops); err != nil {
+		return errPushFailed
+	}
+	return nil
+}
+
+// End tells the peer why the subscription ended: end(code, detail) on an
+// object (a sink without end is fine), f([], {code, detail}) on a
+// function.
+func (k *sink) End(ctx context.Context, call schema.OpSink_end) error {
+	code, err := call.Args().Code()
+	if err != nil {
+		return err
+	}
+	detail, err := call.Args().Detail()
+	if err != nil {
+		return err
+	}
+	if k.mode != modeFunction {
+		_, err = k.stub.Call(ctx, "end", code, detail)
+		if k.mode == modeObject || !isNotFunction(err) {
+			return ignoreNotFunction(err)
+		}
+	}
+	end := capnweb.NewObject().Set("code", code).Set("detail", detail)
+	_, err = k.stub.Call(ctx, "", []capnweb.Value{}, end)
+	return ignoreNotFunction(err)
+}
+
+// ignoreNotFunction drops the TypeError of a sink that has no end.
+func ignoreNotFunction(err error) error {
+	if err == nil || isNotFunction(err) {
+		return nil
+	}
+	return errPushFailed
+}
+
+// Shutdown releases the peer's stub once the vat has released the sink
+// (the subscription ended) or the subscribe call never took it.
+func (k *sink) Shutdown() { k.once.Do(k.stub.Release) }

@@ -1,0 +1,151 @@
+package webvat_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sharevat"
+	"sharevat/capnweb"
+	"sharevat/internal/vattest"
+	"sharevat/vat"
+)
+
+// follower is one Cap'n Web session with a share restored, its appender
+// and reader.
+type follower struct {
+	share, app, rd *capnweb.Stub
+	epoch          capnweb.Value
+}
+
+func follow(t *testing.T, e *env, token string) *follower {
+	t.Helper()
+	res := must(t, e.dial(t), "restore", token)
+	f := &follower{share: stubOf(t, get(t, res, "share")), epoch: get(t, get(t, res, "access"), "epoch")}
+	f.app = stubOf(t, must(t, f.share, "appender"))
+	f.rd = stubOf(t, must(t, f.share, "reader"))
+	return f
+}
+
+// appendN appends n events with ids prefix-0… and bodies of size bytes.
+func (f *follower) appendN(t *testing.T, prefix string, n, size int) {
+	t.Helper()
+	ops := make([]capnweb.Value, n)
+	for i := range ops {
+		ops[i] = op(fmt.Sprintf("%s-%d", prefix, i), "event", "", capnweb.NewObject().Set("pad", strings.Repeat("x", size)))
+	}
+	appendOps(t, f.app, f.epoch, ops...)
+}
+
+func seq(from, to int64) []int64 {
+	var out []int64
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// TestSubscribeSinks: an RpcTarget-style sink (push, end) and a
+// function sink both receive the backlog, then live ops, in order, each
+// once.
+func TestSubscribeSinks(t *testing.T) {
+	for _, function := range []bool{false, true} {
+		t.Run(fmt.Sprintf("function=%v", function), func(t *testing.T) {
+			e := start(t, vattest.Options{})
+			f := follow(t, e, e.srv.MustCreate(t, "sub"))
+			f.appendN(t, "backlog", 5, 10)
+			s := newSink(function)
+			sub := stubOf(t, must(t, f.rd, "subscribe", 2, s))
+			assert.Equal(t, seq(3, 5), s.waitCursor(t, 5))
+			f.appendN(t, "live", 3, 10)
+			assert.Equal(t, seq(3, 8), s.waitCursor(t, 8))
+			assert.Equal(t, int64(8), num(t, must(t, sub, "cursor")))
+		})
+	}
+}
+
+// TestRevokeOverRPCEndsSubscription: a revoke made over /rpc ends a Cap'n
+// Web subscription with end("revoked", …), for both kinds of sink, and
+// every later call on the grant's stubs rejects with revoked.
+func TestRevokeOverRPCEndsSubscription(t *testing.T) {
+	for _, function := range []bool{false, true} {
+		t.Run(fmt.Sprintf("function=%v", function), func(t *testing.T) {
+			e := start(t, vattest.Options{})
+			owner := e.srv.MustRestore(t, e.srv.MustCreate(t, "rev"))
+			m, err := owner.Grant(t.Context(), sharevat.ScopeRead|sharevat.ScopeAppend, time.Hour, "web")
+			require.NoError(t, err)
+			f := follow(t, e, m.Token)
+			f.appendN(t, "a", 2, 10)
+			s := newSink(function)
+			sub := stubOf(t, must(t, f.rd, "subscribe", 0, s))
+			s.waitCursor(t, 2)
+
+			require.NoError(t, owner.Revoke(t.Context(), m.GrantID))
+			assert.Equal(t, [2]string{"revoked", "capability revoked"}, s.waitEnd(t))
+			for name, stub := range map[string]*capnweb.Stub{"share": f.share, "reader": f.rd, "appender": f.app, "subscription": sub} {
+				method := map[string]string{"share": "info", "reader": "snapshot", "appender": "save", "subscription": "cursor"}[name]
+				_, err := call(stub, method)
+				code, msg := codeOf(t, err)
+				assert.Equal(t, "revoked", code, name)
+				assert.Equal(t, "revoked: capability revoked or expired", msg, name)
+			}
+		})
+	}
+}
+
+// TestSubscriptionFlowControl: a sink that does not answer stops the
+// pushes once the vat's window is full (the subscription's cursor stops
+// short of the head); once it answers, every op arrives, in order.
+func TestSubscriptionFlowControl(t *testing.T) {
+	const window = 64 << 10
+	e := start(t, vattest.Options{Config: func(c *vat.Config) { c.Quotas.PushWindow = window }})
+	f := follow(t, e, e.srv.MustCreate(t, "flow"))
+	const n, size = 200, 4 << 10 // 800 KiB of ops
+	for i := 0; i < n/50; i++ {
+		f.appendN(t, fmt.Sprint("b", i), 50, size)
+	}
+	s := newSink(false)
+	s.hold = make(chan struct{})
+	sub := stubOf(t, must(t, f.rd, "subscribe", 0, s))
+	s.waitFor(t, "the first push", func() bool { return s.pushes > 0 })
+
+	pushed := stableCursor(t, sub)
+	// At most a window of pushes unanswered, plus the one being sized
+	// (each push at most 64 KiB).
+	assert.Less(t, pushed, int64(n), "pushes went on past the window")
+	assert.LessOrEqual(t, pushed*size, int64(window+2*(64<<10)), "pushed %d ops of %d bytes", pushed, size)
+	s.mu.Lock()
+	assert.Equal(t, 1, s.pushes, "one push at a time reaches the subscriber")
+	s.mu.Unlock()
+
+	close(s.hold)
+	assert.Equal(t, seq(1, n), s.waitCursor(t, n))
+}
+
+// stableCursor polls Subscription.cursor until it stops moving (nothing
+// else shows that the vat stopped pushing) and answers it.
+func stableCursor(t *testing.T, sub *capnweb.Stub) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	last, same := int64(-1), 0
+	for same < 5 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the cursor never settled")
+		case <-time.After(20 * time.Millisecond):
+		}
+		c := num(t, must(t, sub, "cursor"))
+		if c == last {
+			same++
+		} else {
+			last, same = c, 0
+		}
+	}
+	return last
+}
