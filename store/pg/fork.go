@@ -1,0 +1,87 @@
+package pg
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"sharevat"
+)
+
+// Fork creates s as a fork of share parent at cursor at, with its owner
+// grant, in one transaction that holds the parent's row (so no append or
+// compaction of the parent runs meanwhile): s's log is a copy of the
+// parent's entries up to at, each checked first (checkRange), its op-id
+// index the parent's entries up to at, and its state the parent's state
+// at at: the parent's state at earliest-1 (its entities older than
+// earliest, and base), then the last write of each key in the copied
+// entries. A compacted parent gives a compacted fork (same Earliest),
+// whose base holds the state at earliest-1 of the keys those entries
+// write. Errors: as sharevat.ShareStore.
+func (st *Store) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant) (sharevat.Share, error) {
+	if err := checkNewShare(&s, &owner); err != nil {
+		return sharevat.Share{}, err
+	}
+	resetNewShare(&s, &owner)
+	s.ParentID, s.ForkCursor, s.Head = parent, at, at
+	err := st.update(ctx, "fork", func(tx pgx.Tx) error {
+		p, err := liveShare(ctx, tx, parent, true)
+		if err != nil {
+			return err
+		}
+		if err := checkFork(&p, at); err != nil {
+			return err
+		}
+		s.Earliest = p.Earliest
+		if err := insertShare(ctx, tx, &s); err != nil {
+			return err
+		}
+		if err := insertGrant(ctx, tx, &owner); err != nil {
+			return err
+		}
+		if err := checkRange(ctx, tx, parent, p.Earliest, at); err != nil {
+			return err
+		}
+		return copyLog(ctx, tx, &p, &s)
+	})
+	return orZero(s, err)
+}
+
+// checkFork checks that p's state at at is known.
+func checkFork(p *sharevat.Share, at sharevat.Cursor) error {
+	switch {
+	case at > p.Head:
+		return sharevat.Errorf(sharevat.EInvalid, "cannot fork at cursor %d: the head is %d", at, p.Head)
+	case at+1 < p.Earliest:
+		return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; fork at cursor %d or later", p.Earliest, p.Earliest-1)
+	}
+	return nil
+}
+
+// copyLog copies p's op-id index, log and state up to s.ForkCursor into
+// s, in one round trip.
+func copyLog(ctx context.Context, tx pgx.Tx, p, s *sharevat.Share) error {
+	pid, cid, at, earliest, event := b(p.ID), b(s.ID), int64(s.ForkCursor), int64(p.Earliest), b(sharevat.KindEvent)
+	batch := &pgx.Batch{}
+	batch.Queue(`INSERT INTO ops (share, op_id, cursor, digest) SELECT $2, op_id, cursor, digest FROM ops
+		WHERE share = $1 AND cursor <= $3`, pid, cid, at)
+	batch.Queue(`INSERT INTO log (share, cursor, op_id, batch_id, seq, kind, key, body, del, at, digest)
+		SELECT $2, cursor, op_id, batch_id, seq, kind, key, body, del, at, digest FROM log
+		WHERE share = $1 AND cursor <= $3`, pid, cid, at)
+	if p.Earliest > 1 {
+		batch.Queue(`INSERT INTO state (share, kind, key, body, cursor, at, digest)
+			SELECT $2::bytea, kind, key, body, cursor, at, digest FROM state WHERE share = $1 AND cursor < $3
+			UNION ALL SELECT $2::bytea, kind, key, body, cursor, at, digest FROM base WHERE share = $1`, pid, cid, earliest)
+		batch.Queue(`INSERT INTO base SELECT * FROM state WHERE share = $2 AND (kind, key) IN
+			(SELECT kind, key FROM log WHERE share = $1 AND cursor <= $3 AND kind <> $4)`, pid, cid, at, event)
+	}
+	const last = `WITH last AS (SELECT DISTINCT ON (kind, key) kind, key, body, cursor, at, digest, del FROM log
+		WHERE share = $1 AND cursor <= $3 AND kind <> $4 ORDER BY kind, key, cursor DESC)`
+	batch.Queue(last+` DELETE FROM state USING last WHERE state.share = $2 AND state.kind = last.kind AND state.key = last.key AND last.del`,
+		pid, cid, at, event)
+	batch.Queue(last+` INSERT INTO state (share, kind, key, body, cursor, at, digest)
+		SELECT $2, kind, key, body, cursor, at, digest FROM last WHERE NOT del
+		ON CONFLICT (share, kind, key) DO UPDATE SET body = excluded.body, cursor = excluded.cursor, at = excluded.at, digest = excluded.digest`,
+		pid, cid, at, event)
+	return tx.SendBatch(ctx, batch).Close()
+}

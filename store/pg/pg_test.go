@@ -1,0 +1,39 @@
+package pg_test
+
+import (
+	"os"
+	"testing"
+
+	"sharevat"
+	"sharevat/internal/pgtest"
+	"sharevat/store/pg"
+	"sharevat/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// MustOpen opens a store on a new, empty database and closes it when tb
+// ends.
+func MustOpen(tb testing.TB) *pg.Store {
+	tb.Helper()
+	return MustOpenDSN(tb, pgtest.DB(tb))
+}
+
+// MustOpenDSN opens a store on dsn and closes it when tb ends.
+func MustOpenDSN(tb testing.TB, dsn string) *pg.Store {
+	tb.Helper()
+	st, err := pg.Open(tb.Context(), dsn, pg.Options{})
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return st
+}
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) sharevat.Store { return MustOpen(t) })
+}

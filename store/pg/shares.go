@@ -1,0 +1,228 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"sharevat"
+)
+
+// shareCols are the columns scanShare reads, in its order.
+const shareCols = `id, title, project_id, directory, version, status, created_at, updated_at, status_at,
+	epoch, head, earliest, deleted, deleted_at, owner_root, parent_id, fork_cursor, privacy, retain_ops, retain_for`
+
+// scanShare reads one row of shareCols.
+func scanShare(row pgx.Row) (sharevat.Share, error) {
+	var s sharevat.Share
+	var status, privacy int16
+	var created, updated, statusAt, epoch, head, earliest, deletedAt, fork, retainOps, retainFor int64
+	err := row.Scan(sc(&s.ID), sc(&s.Meta.Title), sc(&s.Meta.ProjectID), sc(&s.Meta.Directory), sc(&s.Meta.Version),
+		&status, &created, &updated, &statusAt, &epoch, &head, &earliest, &s.Deleted, &deletedAt,
+		sc(&s.OwnerRoot), sc(&s.ParentID), &fork, &privacy, &retainOps, &retainFor)
+	if err != nil {
+		return s, err
+	}
+	s.Meta.Status, s.Meta.CreatedAt, s.Meta.UpdatedAt, s.Meta.StatusAt = sharevat.Status(status), fromNS(created), fromNS(updated), fromNS(statusAt)
+	s.Epoch, s.Head, s.Earliest, s.DeletedAt = sharevat.Epoch(epoch), sharevat.Cursor(head), sharevat.Cursor(earliest), fromNS(deletedAt)
+	s.ForkCursor = sharevat.Cursor(fork)
+	s.Settings = sharevat.Settings{Privacy: sharevat.Privacy(privacy), RetainOps: uint64(retainOps), RetainFor: time.Duration(retainFor)}
+	return s, nil
+}
+
+// getShare loads a share, deleted or not; with lock, it locks its row
+// for the rest of the transaction. Errors: ENotFound.
+func getShare(ctx context.Context, q querier, id sharevat.ShareID, lock bool) (sharevat.Share, error) {
+	sql := "SELECT " + shareCols + " FROM shares WHERE id = $1"
+	if lock {
+		sql += " FOR UPDATE"
+	}
+	s, err := scanShare(q.QueryRow(ctx, sql, b(id)))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, notFound(id)
+	}
+	return s, err
+}
+
+// liveShare is getShare that treats a deleted share as not found.
+func liveShare(ctx context.Context, q querier, id sharevat.ShareID, lock bool) (sharevat.Share, error) {
+	s, err := getShare(ctx, q, id, lock)
+	if err == nil && s.Deleted {
+		return sharevat.Share{}, notFound(id)
+	}
+	return s, err
+}
+
+// insertShare stores a new share row. Errors: EConflict if the id
+// exists or ever existed.
+func insertShare(ctx context.Context, q querier, s *sharevat.Share) error {
+	tag, err := q.Exec(ctx, `INSERT INTO shares (`+shareCols+`)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)
+		ON CONFLICT (id) DO NOTHING`, shareArgs(s)...)
+	if err == nil && tag.RowsAffected() == 0 {
+		return sharevat.Errorf(sharevat.EConflict, "share %q already exists", s.ID)
+	}
+	return err
+}
+
+// shareArgs are s's values in shareCols order.
+func shareArgs(s *sharevat.Share) []any {
+	m := &s.Meta
+	return []any{b(s.ID), b(m.Title), b(m.ProjectID), b(m.Directory), b(m.Version), int16(m.Status),
+		ns(m.CreatedAt), ns(m.UpdatedAt), ns(m.StatusAt), i64(s.Epoch), i64(s.Head), i64(s.Earliest),
+		s.Deleted, ns(s.DeletedAt), b(s.OwnerRoot), b(s.ParentID), i64(s.ForkCursor),
+		int16(s.Settings.Privacy), i64(s.Settings.RetainOps), int64(s.Settings.RetainFor)}
+}
+
+// putShare rewrites every column of an existing share row.
+func putShare(ctx context.Context, q querier, s *sharevat.Share) error {
+	_, err := q.Exec(ctx, `UPDATE shares SET (`+shareCols+`) =
+		($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20) WHERE id = $1`, shareArgs(s)...)
+	return err
+}
+
+// CreateShare stores s and its owner grant in one transaction.
+// Errors: as sharevat.ShareStore.
+func (st *Store) CreateShare(ctx context.Context, s sharevat.Share, owner sharevat.Grant) error {
+	if err := checkNewShare(&s, &owner); err != nil {
+		return err
+	}
+	resetNewShare(&s, &owner)
+	return st.update(ctx, "create share", func(tx pgx.Tx) error {
+		if err := insertShare(ctx, tx, &s); err != nil {
+			return err
+		}
+		return insertGrant(ctx, tx, &owner)
+	})
+}
+
+func checkNewShare(s *sharevat.Share, owner *sharevat.Grant) error {
+	switch {
+	case s.ID == "" || owner.ID == "":
+		return sharevat.Errorf(sharevat.EInvalid, "share id and owner grant id must not be empty")
+	case owner.ShareID != s.ID:
+		return sharevat.Errorf(sharevat.EInvalid, "owner grant is for share %q, not %q", owner.ShareID, s.ID)
+	case owner.Epoch != s.Epoch:
+		return sharevat.Errorf(sharevat.EInvalid, "owner grant epoch %d is not the share's epoch %d", owner.Epoch, s.Epoch)
+	}
+	return checkSettings(s.Settings)
+}
+
+// resetNewShare clears what a new share cannot have yet.
+func resetNewShare(s *sharevat.Share, owner *sharevat.Grant) {
+	s.Head, s.Earliest, s.OwnerRoot = 0, 1, owner.ID
+	s.Deleted, s.DeletedAt = false, time.Time{}
+	s.ParentID, s.ForkCursor = "", 0
+}
+
+// Share returns one share, deleted or not. Errors: ENotFound.
+func (st *Store) Share(ctx context.Context, id sharevat.ShareID) (s sharevat.Share, err error) {
+	err = st.view(ctx, "share", func(tx pgx.Tx) error {
+		s, err = getShare(ctx, tx, id, false)
+		return err
+	})
+	return orZero(s, err)
+}
+
+// Shares lists all shares, deleted ones included, ordered by id.
+func (st *Store) Shares(ctx context.Context) (out []sharevat.Share, err error) {
+	err = st.view(ctx, "shares", func(tx pgx.Tx) error {
+		out, err = queryShares(ctx, tx, "SELECT "+shareCols+" FROM shares ORDER BY id")
+		return err
+	})
+	return orZero(out, err)
+}
+
+// queryShares runs a query of shareCols rows.
+func queryShares(ctx context.Context, q querier, sql string, args ...any) ([]sharevat.Share, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (sharevat.Share, error) { return scanShare(r) })
+}
+
+// UpdateMeta applies patch at now and returns the updated share.
+// Errors: ENotFound (also for a deleted share), and those of
+// MetaPatch.Apply.
+func (st *Store) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch sharevat.MetaPatch, now time.Time) (s sharevat.Share, err error) {
+	err = st.update(ctx, "update meta", func(tx pgx.Tx) error {
+		if s, err = liveShare(ctx, tx, id, true); err != nil {
+			return err
+		}
+		old := s.Meta.Status
+		if s.Meta, err = patch.Apply(s.Meta, now); err != nil {
+			return err
+		}
+		if s.Meta.Status != old {
+			s.Meta.StatusAt = now
+		}
+		return putShare(ctx, tx, &s)
+	})
+	return orZero(s, err)
+}
+
+// BumpEpoch increments the share's epoch and stores owner as its new
+// owner grant, in one transaction. Errors: as sharevat.ShareStore.
+func (st *Store) BumpEpoch(ctx context.Context, id sharevat.ShareID, owner sharevat.Grant) (s sharevat.Share, err error) {
+	if owner.ShareID != id || owner.ID == "" {
+		return s, sharevat.Errorf(sharevat.EInvalid, "new owner grant must have an id and belong to share %q", id)
+	}
+	err = st.update(ctx, "bump epoch", func(tx pgx.Tx) error {
+		if s, err = liveShare(ctx, tx, id, true); err != nil {
+			return err
+		}
+		if owner.Epoch != s.Epoch+1 {
+			return sharevat.Errorf(sharevat.EConflict, "new owner epoch %d is not the share's epoch %d + 1", owner.Epoch, s.Epoch)
+		}
+		if err := insertGrant(ctx, tx, &owner); err != nil {
+			return err
+		}
+		s.Epoch, s.OwnerRoot = owner.Epoch, owner.ID
+		return putShare(ctx, tx, &s)
+	})
+	return orZero(s, err)
+}
+
+// Settings returns the share's settings. Errors: ENotFound.
+func (st *Store) Settings(ctx context.Context, id sharevat.ShareID) (sharevat.Settings, error) {
+	s, err := st.liveShare(ctx, "settings", id)
+	return s.Settings, err
+}
+
+// PutSettings replaces the share's settings. Errors: ENotFound;
+// EInvalid for settings no share may have.
+func (st *Store) PutSettings(ctx context.Context, id sharevat.ShareID, set sharevat.Settings) (sharevat.Settings, error) {
+	if err := checkSettings(set); err != nil {
+		return sharevat.Settings{}, err
+	}
+	err := st.update(ctx, "put settings", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE shares SET privacy = $2, retain_ops = $3, retain_for = $4 WHERE id = $1 AND NOT deleted",
+			b(id), int16(set.Privacy), i64(set.RetainOps), int64(set.RetainFor))
+		if err == nil && tag.RowsAffected() == 0 {
+			return notFound(id)
+		}
+		return err
+	})
+	return orZero(set, err)
+}
+
+// liveShare reads one live share in its own transaction.
+func (st *Store) liveShare(ctx context.Context, op string, id sharevat.ShareID) (s sharevat.Share, err error) {
+	err = st.view(ctx, op, func(tx pgx.Tx) error {
+		s, err = liveShare(ctx, tx, id, false)
+		return err
+	})
+	return orZero(s, err)
+}
+
+// orZero drops a partial result when err is set.
+func orZero[T any](v T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
