@@ -113,12 +113,15 @@ func num(t *testing.T, v capnweb.Value) int64 {
 type sink struct {
 	function bool
 	hold     chan struct{}
+	fail     bool // every push throws
+	noEnd    bool // an object without end
 
 	mu      sync.Mutex
 	cursors []int64
 	pushes  int
 	changed chan struct{} // closed and replaced at every push and end
 	end     *[2]string
+	gone    bool // the session released the sink
 }
 
 func newSink(function bool) *sink { return &sink{function: function, changed: make(chan struct{})} }
@@ -133,7 +136,7 @@ func (s *sink) Call(ctx context.Context, method string, args []capnweb.Value) ca
 		return s.push(ctx, args)
 	case !s.function && method == "push":
 		return s.push(ctx, args)
-	case !s.function && method == "end":
+	case !s.function && !s.noEnd && method == "end":
 		return s.ended(capnweb.NewObject().Set("code", arg(args, 0)).Set("detail", arg(args, 1)))
 	}
 	return capnweb.Returning(nil, &capnweb.Error{Type: "TypeError", Message: "'" + method + "' is not a function."})
@@ -158,6 +161,9 @@ func (s *sink) push(ctx context.Context, args []capnweb.Value) capnweb.Answer {
 	s.notify()
 	s.mu.Unlock()
 	hold := s.hold
+	if s.fail {
+		return capnweb.Returning(nil, &capnweb.Error{Type: "Error", Message: "sink broke"})
+	}
 	return func() (capnweb.Value, error) {
 		if hold != nil {
 			select {
@@ -181,6 +187,38 @@ func (s *sink) ended(v capnweb.Value) capnweb.Answer {
 	s.notify()
 	s.mu.Unlock()
 	return capnweb.Returning(capnweb.Undefined, nil)
+}
+
+// Release implements capnweb.Releaser: the vat let go of the sink.
+func (s *sink) Release() {
+	s.mu.Lock()
+	s.gone = true
+	s.notify()
+	s.mu.Unlock()
+}
+
+// waitReleased waits until the session released the sink.
+func (s *sink) waitReleased(t *testing.T) {
+	t.Helper()
+	s.waitFor(t, "the sink's release", func() bool { return s.gone })
+}
+
+// releasedWithin reports whether the sink is released within d.
+func (s *sink) releasedWithin(d time.Duration) bool {
+	timeout := time.After(d)
+	for {
+		s.mu.Lock()
+		gone, ch := s.gone, s.changed
+		s.mu.Unlock()
+		if gone {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			return false
+		}
+	}
 }
 
 // notify wakes waiters; s.mu is held.

@@ -25,9 +25,10 @@ import (
 // go-capnp runs the calls of one server one at a time, in order, so push
 // and end never overlap and mode needs no lock.
 type sink struct {
-	stub *capnweb.Stub
-	mode sinkMode
-	once sync.Once
+	stub   *capnweb.Stub
+	mode   sinkMode
+	broken bool // a push failed: the subscription is over
+	once   sync.Once
 }
 
 type sinkMode int
@@ -52,6 +53,19 @@ func (k *sink) Push(ctx context.Context, call schema.OpSink_push) error {
 	if ctx.Err() != nil { // the subscription ended while this push waited
 		return context.Cause(ctx)
 	}
+	if k.broken {
+		return errPushFailed
+	}
+	if err := k.push(ctx, call); err != nil {
+		k.broken = true
+		return err
+	}
+	return nil
+}
+
+// push forwards one push, trying push(ops) first and then the sink as a
+// function.
+func (k *sink) push(ctx context.Context, call schema.OpSink_push) error {
 	entries, err := read(call.Args().Ops, wire.ReadEntries)
 	if err != nil {
 		return err

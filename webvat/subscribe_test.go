@@ -149,3 +149,44 @@ func stableCursor(t *testing.T, sub *capnweb.Stub) int64 {
 	}
 	return last
 }
+
+// TestSubscriptionEnds: releasing the Subscription stub ends the
+// subscription and the vat lets go of the sink; a push that throws ends
+// it too; a sink object without end is fine when the grant dies.
+func TestSubscriptionEnds(t *testing.T) {
+	e := start(t, vattest.Options{})
+	token := e.srv.MustCreate(t, "ends")
+	f := follow(t, e, token)
+	f.appendN(t, "a", 2, 10)
+
+	s := newSink(false)
+	sub := must(t, f.rd, "subscribe", 0, s).(*capnweb.Stub)
+	s.waitCursor(t, 2)
+	sub.Release()
+	s.waitReleased(t)
+
+	throws := newSink(false)
+	throws.fail = true
+	stubOf(t, must(t, f.rd, "subscribe", 0, throws))
+	throws.waitFor(t, "the push", func() bool { return throws.pushes > 0 })
+	// The vat learns of the failure at a later push (a push already under
+	// way when the answer came is not refused): append until it lets go.
+	for i := 0; !throws.releasedWithin(100 * time.Millisecond); i++ {
+		require.Less(t, i, 100, "the sink was never released")
+		f.appendN(t, fmt.Sprint("b", i), 1, 10)
+	}
+	throws.mu.Lock()
+	assert.Equal(t, 1, throws.pushes, "no push after one threw")
+	throws.mu.Unlock()
+
+	owner := e.srv.MustRestore(t, token)
+	m, err := owner.Grant(t.Context(), sharevat.ScopeRead|sharevat.ScopeAppend, time.Hour, "")
+	require.NoError(t, err)
+	g := follow(t, e, m.Token)
+	noEnd := newSink(false)
+	noEnd.noEnd = true
+	stubOf(t, must(t, g.rd, "subscribe", 0, noEnd))
+	noEnd.waitCursor(t, 2)
+	require.NoError(t, owner.Revoke(t.Context(), m.GrantID))
+	noEnd.waitReleased(t)
+}
