@@ -3,6 +3,7 @@ package capnweb
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // callItem is one call the peer asked for, waiting to be delivered.
@@ -46,18 +47,25 @@ func (s *session) newCall(x *exRef, e *exportEntry, ev *evalState) (Value, error
 	return p, nil
 }
 
-// runCall waits for the call before it on the same key, its receiver and
-// its arguments, then hands it to the dispatch goroutine.
+// runCall waits for the call before it on the same key and for its
+// receiver, then (once its arguments are known) hands it to the dispatch
+// goroutine. The next call on the key goes once this one is delivered.
 func (s *session) runCall(c *callItem, prev, mine chan struct{}) {
 	defer s.wg.Done()
-	handed := false
-	defer func() {
-		if !handed {
-			s.delivered(c.key, mine)
-		}
-	}()
-	if !s.waitAll(prev, c.recv, c.ev.pend) {
+	var once sync.Once
+	next := func() { once.Do(func() { s.delivered(c.key, mine) }) }
+	defer next() // when the call fails or the session ends first
+	if !s.waitAll(prev, c.recv, nil) {
 		return
+	}
+	if len(c.ev.pend) > 0 {
+		// As in capnweb, a call whose arguments are still promises does
+		// not hold up the calls after it on the same receiver (it would
+		// deadlock if they are what resolves those promises).
+		next()
+		if !s.waitAll(nil, nil, c.ev.pend) {
+			return
+		}
 	}
 	s.mu.Lock()
 	target, stub, method, err := s.prepareCall(c)
@@ -75,14 +83,16 @@ func (s *session) runCall(c *callItem, prev, mine chan struct{}) {
 		} else {
 			ans = s.safeCall(target, method, c.args)
 		}
-		s.delivered(c.key, mine)
+		next()
 		s.wg.Add(1)
 		go s.awaitAnswer(c, ans)
 	}
 	select {
 	case s.dispatch <- deliver:
-		handed = true
 	case <-s.ctx.Done():
+		s.mu.Lock()
+		s.dropRefs(c.ev.refs)
+		s.unlock()
 	}
 }
 

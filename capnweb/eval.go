@@ -1,8 +1,13 @@
 package capnweb
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
+	"sort"
 	"strconv"
+	"time"
 )
 
 // evalState collects what evaluating one expression tree produced: the
@@ -185,6 +190,7 @@ func (s *session) substitute(v Value, r *refs) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
+		val = normalize(val, 0)
 		s.holdValue(val, r, 0)
 		return val, nil
 	case []Value:
@@ -214,6 +220,71 @@ func (s *session) substitute(v Value, r *refs) (Value, error) {
 		return rejection{inner}, err
 	}
 	return v, nil
+}
+
+// normalize turns a local answer into what a decoded value would be
+// (json.Number for Go numbers, *Object for maps, *Error for errors), so a
+// Target's arguments keep the Value contract when they come from a
+// pipelined answer rather than from the wire.
+func normalize(v Value, depth int) Value {
+	if depth > maxEncodeDepth {
+		return v
+	}
+	switch x := v.(type) {
+	case nil, undefined, bool, string, json.Number, *big.Int, []byte, time.Time, *Stub, *Object, *Error:
+		return v
+	case float64:
+		return normalFloat(x)
+	case float32:
+		return normalFloat(float64(x))
+	case []Value:
+		out := make([]Value, len(x))
+		for i, e := range x {
+			out[i] = normalize(e, depth+1)
+		}
+		return out
+	case map[string]Value:
+		names := make([]string, 0, len(x))
+		for k := range x {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		o := &Object{Fields: make([]Field, len(names))}
+		for i, k := range names {
+			o.Fields[i] = Field{Name: k, Value: normalize(x[k], depth+1)}
+		}
+		return o
+	case Target:
+		return v
+	case error:
+		return toError(x)
+	}
+	var e encoder
+	if n, ok := signed(v); ok {
+		e.integer(big.NewInt(n))
+	} else if n, ok := unsigned(v); ok {
+		e.integer(new(big.Int).SetUint64(n))
+	} else {
+		return v
+	}
+	if e.buf[0] == '[' {
+		n, _ := new(big.Int).SetString(bigDigits(e.buf), 10)
+		return n
+	}
+	return json.Number(e.buf)
+}
+
+func normalFloat(f float64) Value {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return f
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+// bigDigits takes the digits out of an encoded ["bigint","…"].
+func bigDigits(b []byte) string {
+	s := string(b)
+	return s[len(`["bigint","`) : len(s)-2]
 }
 
 // navigate follows a property path into a value (not into a Target).
