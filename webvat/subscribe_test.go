@@ -190,3 +190,42 @@ func TestSubscriptionEnds(t *testing.T) {
 	require.NoError(t, owner.Revoke(t.Context(), m.GrantID))
 	noEnd.waitReleased(t)
 }
+
+// TestSessionEndReleases: when a Cap'n Web session ends, its Targets are
+// released, and with them the vat's objects: a subscription of the
+// closed session no longer counts against the share's quota, so another
+// session may subscribe.
+func TestSessionEndReleases(t *testing.T) {
+	e := start(t, vattest.Options{Config: func(c *vat.Config) { c.Quotas.MaxShareSubscriptions = 1 }})
+	token := e.srv.MustCreate(t, "quota")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := capnweb.Dial(ctx, e.url, nil, nil)
+	require.NoError(t, err)
+	sh := get(t, must(t, c.Main(), "restore", token), "share").(*capnweb.Stub)
+	rd := must(t, sh, "reader").(*capnweb.Stub)
+	must(t, rd, "subscribe", 0, newSink(false))
+
+	f := follow(t, e, token)
+	_, err = call(f.rd, "subscribe", 0, newSink(false))
+	code, _ := codeOf(t, err)
+	require.Equal(t, "tooLarge", code, "the share's one subscription is taken")
+
+	require.NoError(t, c.Close())
+	// Nothing tells this session when the other one's release reached
+	// the vat: retry until the quota frees, within the deadline.
+	for {
+		v, err := call(f.rd, "subscribe", 0, newSink(false))
+		if err == nil {
+			stubOf(t, v)
+			return
+		}
+		code, _ := codeOf(t, err)
+		require.Equal(t, "tooLarge", code)
+		select {
+		case <-ctx.Done():
+			t.Fatal("the closed session's subscription was never released")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
