@@ -15,8 +15,9 @@
 // /usr/lib/postgresql/<version>/bin (Debian's postgresql package, the
 // newest version), then $PATH. Where there are none, every DB call skips
 // its test with a loud NOTICE, so a machine without PostgreSQL still runs
-// the rest; CI installs Debian's postgresql package. A cluster that is
-// found but fails to start fails the tests instead.
+// the rest; CI installs Debian's postgresql package and sets
+// SHAREVAT_REQUIRE_PG=1, which makes a missing PostgreSQL fail the tests
+// instead. A cluster that is found but fails to start fails them too.
 //
 // initdb and postgres refuse to run as root: when the tests do, both run
 // as the unprivileged user nobody (the temporary directory is handed to
@@ -96,15 +97,18 @@ func stop() {
 }
 
 // DB creates a new, empty database for t and returns its connection
-// string (a postgres:// URL over TCP to 127.0.0.1); the database is
-// dropped, its connections closed, when t ends. It skips t with a NOTICE
-// when PostgreSQL is not installed and fails t when the cluster did not
-// start. Main must be running the tests (Main starts the cluster lazily
+// string (a postgres:// URL over TCP to 127.0.0.1, usable by child
+// processes too); the database is dropped, its connections closed, when
+// t ends. It skips t with a NOTICE when PostgreSQL is not installed
+// (fails it under SHAREVAT_REQUIRE_PG=1) and fails t when the cluster
+// did not start. Main must be running the tests (Main starts the cluster lazily
 // otherwise, and nothing stops it).
 func DB(t testing.TB) string {
 	t.Helper()
 	start()
 	switch {
+	case state.skip != "" && os.Getenv("SHAREVAT_REQUIRE_PG") == "1":
+		t.Fatalf("pgtest: PostgreSQL not installed, and SHAREVAT_REQUIRE_PG=1: %s", state.skip)
 	case state.skip != "":
 		t.Skipf("NOTICE: PostgreSQL not installed: %s; this test did not run", state.skip)
 	case state.err != nil:
