@@ -168,6 +168,21 @@ func (h *Handler) Close(ctx context.Context) error {
 	return nil
 }
 
+// Admit counts a connection that another handler of the same server
+// serves (the Cap'n Web door) against this Handler's connection limits
+// (MaxConns, MaxConnsPerIP), so that one limit bounds the connections of
+// both. It answers the refusal text ("" when admitted) and, when
+// admitted, the func to call once that connection has ended. Close waits
+// for admitted connections as for its own, so the other handler must be
+// closed first.
+func (h *Handler) Admit(r *http.Request) (done func(), refusal string) {
+	sc, refusal := h.reserve(peerOf(r))
+	if sc == nil {
+		return nil, refusal
+	}
+	return sync.OnceFunc(func() { h.release(sc) }), ""
+}
+
 // Conns returns the number of live connections (including ones being
 // upgraded).
 func (h *Handler) Conns() int {

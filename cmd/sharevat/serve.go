@@ -10,12 +10,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"capnproto.org/go/capnp/v3"
 
 	"sharevat"
+	"sharevat/capnweb"
 	"sharevat/rpc"
 	"sharevat/store/bolt"
 	"sharevat/sturdyref"
@@ -30,6 +30,7 @@ type serveFlags struct {
 	data      string
 	open      bool
 	origins   string
+	publicURL string
 	logLevel  string
 	logFormat string
 	debug     string
@@ -45,6 +46,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.data, "data", "./sharevat-data", "data directory (created on first start)")
 	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use)")
 	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
+	fs.StringVar(&f.publicURL, "public-url", "", "the base URL users reach this server at (e.g. https://vat.example.com), for share page links (grant --link); default: derived from each request")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	f.tls.register(fs)
@@ -62,10 +64,12 @@ var serveCommand = command{
 	name:    "serve",
 	args:    "[--listen ADDR] [--data DIR]",
 	summary: "run the vat",
-	long: `Runs the vat: it serves Cap'n Proto RPC over WebSocket at /rpc, /healthz and
-/metrics on --listen, keeping everything in the embedded bbolt file under
---data (created on first start, with the server's admin token in
-<data>/admin.token). It prints the URL clients dial. Stop it with Ctrl-C or
+	long: `Runs the vat: it serves Cap'n Proto RPC over WebSocket at /rpc, the same
+capabilities over Cap'n Web at /capnweb (WebSocket and HTTP batch), the
+read-only share page at /s/ (links: grant --link; --public-url sets their
+base), /healthz, /metrics and /backup on --listen, keeping everything in
+the embedded bbolt file under --data (created on first start, with the
+server's admin token in <data>/admin.token). It prints the URL clients dial. Stop it with Ctrl-C or
 SIGTERM: it drains connections and closes the file.
 
 Every flag can also be set with an environment variable, SHAREVAT_ and the
@@ -160,7 +164,8 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	h := newHandler(v, f, m, log)
 	m.watchConns(h.Conns)
 	hosts, loopback := f.peers.hosts(ln.Addr().String())
-	r := routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback, backup: backupHandler(vatAdminRedeemer(v), db, log)}
+	r := routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback, backup: backupHandler(vatAdminRedeemer(v), db, log),
+		web: newWebHandler(v, f, m, log), page: newPageHandler(f)}
 	err = runServer(ctx, env, ln, tlsCfg, h, r, log)
 	return errors.Join(err, closeVat(v))
 }
@@ -205,14 +210,10 @@ func ensureAdminToken(ctx context.Context, v *vat.Vat, dir string, log *slog.Log
 }
 
 func newHandler(v *vat.Vat, f *serveFlags, m *metrics, log *slog.Logger) *rpc.Handler {
-	var origins []string
-	if f.origins != "" {
-		origins = strings.Split(f.origins, ",")
-	}
 	opts := rpc.HandlerOptions{
 		Bootstrap:      func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) },
 		ReadLimit:      readLimit(f.limits),
-		AllowedOrigins: origins,
+		AllowedOrigins: allowedOrigins(f.origins),
 		Logger:         log,
 	}
 	f.peers.handlerOptions(&opts, m.LimitHit)
@@ -236,12 +237,14 @@ func closeVat(v *vat.Vat) error {
 type routes struct {
 	db       *bolt.DB
 	metrics  http.Handler
-	hosts    []string     // Host names served (nil: any); see hostGuard
-	loopback bool         // loopback addresses are served too
-	backup   http.Handler // GET /backup (backup.go)
+	hosts    []string         // Host names served (nil: any); see hostGuard
+	loopback bool             // loopback addresses are served too
+	backup   http.Handler     // GET /backup (backup.go)
+	web      *capnweb.Handler // /capnweb (serve_web.go)
+	page     http.Handler     // /s/, the share page (serve_web.go)
 }
 
-// runServer serves /rpc, /healthz, /metrics and /backup on ln until ctx ends, then
+// runServer serves /rpc, /capnweb, /s/, /healthz, /metrics and /backup on ln until ctx ends, then
 // shuts down: stop accepting, close every RPC connection, wait for them.
 // A non-nil tlsCfg serves TLS.
 func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Config, h *rpc.Handler, r routes, log *slog.Logger) error {
@@ -250,6 +253,9 @@ func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Confi
 	mux.HandleFunc("/healthz", healthz(r.db))
 	mux.Handle("/metrics", r.metrics)
 	mux.Handle("/backup", r.backup)
+	mux.Handle("/capnweb", admitted(h, r.web))
+	mux.Handle("/s/", r.page)
+	mux.Handle("/s", r.page)
 	srv := &http.Server{Handler: hostGuard(r.hosts, r.loopback, mux), ReadHeaderTimeout: 10 * time.Second}
 	if tlsCfg != nil {
 		useTLS(srv, tlsCfg)
@@ -268,14 +274,17 @@ func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Confi
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	return shutdown(srv, h, errc, log)
+	return shutdown(srv, h, r.web, errc, log)
 }
 
-func shutdown(srv *http.Server, h *rpc.Handler, errc <-chan error, log *slog.Logger) error {
+// shutdown stops accepting, then closes the Cap'n Web sessions before the
+// RPC connections (rpc.Handler.Close also waits for the WebSockets it
+// admitted for /capnweb).
+func shutdown(srv *http.Server, h *rpc.Handler, web *capnweb.Handler, errc <-chan error, log *slog.Logger) error {
 	log.Info("shutting down")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := errors.Join(srv.Shutdown(ctx), h.Close(ctx))
+	err := errors.Join(srv.Shutdown(ctx), web.Close(ctx), h.Close(ctx))
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}

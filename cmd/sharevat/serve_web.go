@@ -1,0 +1,66 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"sharevat/capnweb"
+	"sharevat/rpc"
+	"sharevat/sharepage"
+	"sharevat/vat"
+	"sharevat/webvat"
+)
+
+// newWebHandler serves the vat's capability graph over Cap'n Web at
+// /capnweb (docs/capnweb.md). It is the same vat as /rpc, so the same
+// registry, rights checks, quotas and live revocation, with /rpc's
+// per-connection limits: message size, calls in flight, memory budget,
+// Origin rule.
+func newWebHandler(v *vat.Vat, f *serveFlags, m *metrics, log *slog.Logger) *capnweb.Handler {
+	origins := allowedOrigins(f.origins)
+	return capnweb.NewHandler(capnweb.Options{
+		Main: func(p capnweb.Peer) capnweb.Target {
+			return webvat.NewVault(v.BootstrapMetered(p.RemoteAddr, p.Meter))
+		},
+		ReadLimit:   readLimit(f.limits),
+		MaxInflight: f.peers.maxInflight,
+		ConnMemory:  int64(f.peers.connMemory),
+		CheckOrigin: func(r *http.Request) bool { return rpc.OriginAllowed(origins, r) },
+		Logger:      log,
+		OnLimit:     func(limit string) { m.LimitHit("capnweb-" + limit) },
+	})
+}
+
+// admitted counts every Cap'n Web WebSocket against the /rpc handler's
+// connection limits (--max-conns, --max-conns-per-ip): one limit for the
+// connections of both doors. An HTTP batch lives for one request and is
+// not counted.
+func admitted(rpcH *rpc.Handler, web http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			web.ServeHTTP(w, r)
+			return
+		}
+		done, refusal := rpcH.Admit(r)
+		if done == nil {
+			http.Error(w, refusal, http.StatusServiceUnavailable)
+			return
+		}
+		defer done()
+		web.ServeHTTP(w, r)
+	})
+}
+
+// newPageHandler serves the read-only share page at /s/ (sharepage).
+func newPageHandler(f *serveFlags) http.Handler {
+	return sharepage.Handler(sharepage.Options{PublicURL: f.publicURL})
+}
+
+// allowedOrigins splits --origins (nil: same host only).
+func allowedOrigins(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
