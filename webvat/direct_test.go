@@ -3,6 +3,8 @@ package webvat_test
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"math/big"
 	"testing"
 	"time"
 
@@ -89,4 +91,52 @@ func TestDirectAppendRead(t *testing.T) {
 	assert.Equal(t, "unauthorized: invalid or expired token", we.Message)
 	code, _ := we.Props.Get("code")
 	assert.Equal(t, "unauthorized", code)
+}
+
+// TestDirectGarbageArguments: every method of every object, called with
+// arguments of every kind of value, answers (a value or an error) and
+// never panics; an error never quotes the token.
+func TestDirectGarbageArguments(t *testing.T) {
+	srv := vattest.Start(t, vattest.Options{})
+	token := srv.MustCreate(t, "garbage")
+	vault := directVault(t, srv)
+	share := released(t, get(t, mustT(t, vault, "restore", token), "share"))
+	targets := map[string]capnweb.Target{
+		"vault":    vault,
+		"admin":    released(t, mustT(t, vault, "restoreAdmin", srv.Admin)),
+		"appender": released(t, mustT(t, share, "appender")),
+		"reader":   released(t, mustT(t, share, "reader")),
+		"share":    share,
+	}
+	methods := []string{"restore", "restoreAdmin", "openAdmin", "ping", "limits", "createShare", "list", "resetOwner",
+		"statuses", "info", "update", "appender", "reader", "grant", "revoke", "grants", "save", "fork", "children",
+		"settings", "configure", "compact", "append", "read", "snapshot", "subscribe", "cursor", "", "constructor",
+		"bumpEpoch", "delete"}
+	values := []capnweb.Value{capnweb.Undefined, nil, true, "x", token, json.Number("-1"), json.Number("1e999"),
+		math.NaN(), big.NewInt(-1), []byte("{"), time.Time{}, &capnweb.Error{}, []capnweb.Value{nil},
+		capnweb.NewObject().Set("ops", "x").Set("scope", 1).Set("status", 7).Set("expected", "x")}
+	for name, target := range targets {
+		for _, m := range methods {
+			for _, v := range values {
+				_, err := callT(target, m, v, v, v)
+				if err != nil {
+					assert.NotContains(t, err.Error(), token, "%s.%s", name, m)
+				}
+			}
+		}
+	}
+}
+
+// TestDirectErrorsHideTokens: a token passed where an id belongs is not
+// quoted back whole: its secret is cut from the vat's message.
+func TestDirectErrorsHideTokens(t *testing.T) {
+	srv := vattest.Start(t, vattest.Options{})
+	token := srv.MustCreate(t, "hide")
+	share := released(t, get(t, mustT(t, directVault(t, srv), "restore", token), "share"))
+	for _, method := range []string{"revoke", token} {
+		_, err := callT(share, method, token)
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), token[30:], method)
+		assert.Contains(t, err.Error(), token[:30]+"…", "the grant id stays, %s", method)
+	}
 }

@@ -3,6 +3,7 @@ package webvat
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 
 	"capnproto.org/go/capnp/v3/exc"
@@ -14,10 +15,17 @@ import (
 // webError turns the error of a call into what the peer sees: an Error
 // whose message is "<code>: <message>" (the vat's reason, without the
 // Cap'n Proto method prefix) and whose code property is the code.
+// A token-shaped string in the message (the vat quotes a bad id, and a
+// caller may pass a token where an id belongs) loses its secret.
 func webError(err error) *capnweb.Error {
 	de := domainError(err)
-	return &capnweb.Error{Type: "Error", Message: de.Error(), Props: capnweb.NewObject().Set("code", string(de.Code))}
+	msg := tokenPattern.ReplaceAllString(de.Error(), "${1}…")
+	return &capnweb.Error{Type: "Error", Message: msg, Props: capnweb.NewObject().Set("code", string(de.Code))}
 }
+
+// tokenPattern matches a token (schema/sharevat.capnp, "Tokens"); group
+// 1 is its public part, the grant id.
+var tokenPattern = regexp.MustCompile(`(svt1_[a-z2-7]{24}_)[A-Za-z0-9_-]{43}`)
 
 // domainError classifies err as the Go client does (client/errors.go):
 // a domain error passes; an exception whose reason is "code: message"
@@ -72,7 +80,7 @@ func reason(e *exc.Exception) string {
 // notFunction is capnweb's answer to a call of a method the object does
 // not have.
 func notFunction(method string) capnweb.Answer {
-	return capnweb.Returning(nil, &capnweb.Error{Type: "TypeError", Message: "'" + method + "' is not a function."})
+	return capnweb.Returning(nil, &capnweb.Error{Type: "TypeError", Message: "'" + tokenPattern.ReplaceAllString(method, "${1}…") + "' is not a function."})
 }
 
 // failed answers err at once, as the peer sees it.
