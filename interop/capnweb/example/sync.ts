@@ -50,7 +50,7 @@ export class ShareSync {
           this.#pending.delete(r.opId); // applied, or a duplicate of an earlier send
         }
       } catch (err) {
-        if ((err as SharevatError).code !== undefined || attempt >= tries) throw err; // the vat said no
+        if (fromVat(err) || attempt >= tries) throw err; // the vat said no: resending cannot help
         this.close(); // the connection broke: the next try redeems the token on a new one
       }
     }
@@ -75,6 +75,12 @@ export class ShareSync {
     vault.onRpcBroken(() => { if (this.#conn === conn) this.#conn = undefined; });
     return conn;
   }
+}
+
+/** Whether err is the vat's answer ("<code>: <message>"), not a broken connection. */
+function fromVat(err: unknown): err is SharevatError {
+  const code = (err as Partial<SharevatError>).code;
+  return err instanceof Error && typeof code === "string" && err.message.startsWith(`${code}: `);
 }
 
 // A tiny demo: stream a reply's text part in three revisions.
