@@ -36,11 +36,11 @@ func needNode(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("NOTICE: node is not on PATH: the Cap'n Web Node suite did not run; install Node.js >= 20 and run `npm ci` in interop/capnweb")
+		t.Skip("NOTICE: node is not on PATH: the Cap'n Web Node suite and TypeScript check did not run; install Node.js >= 20 and run `npm ci` in interop/capnweb")
 	}
 	for _, dep := range []string{"capnweb", "ws", "typescript"} {
 		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
-			t.Skipf("NOTICE: interop/capnweb/node_modules/%s is missing: the Cap'n Web Node suite did not run; run `(cd interop/capnweb && npm ci)`", dep)
+			t.Skipf("NOTICE: interop/capnweb/node_modules/%s is missing: the Cap'n Web Node suite and TypeScript check did not run; run `(cd interop/capnweb && npm ci)`", dep)
 		}
 	}
 	return node

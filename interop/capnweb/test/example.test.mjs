@@ -4,7 +4,7 @@
 // ShareSync (a restarted tool) resending them after a reconnect gets
 // duplicates, not copies.
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -32,7 +32,11 @@ async function loadExample() {
   mkdirSync(buildDir, { recursive: true });
   const file = join(buildDir, `sync-${process.pid}.mjs`);
   writeFileSync(file, out.outputText);
-  return import(pathToFileURL(file).href);
+  try {
+    return await import(pathToFileURL(file).href);
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 test("the example's sync loop appends, survives a reconnect, and retries idempotently", async () => {
