@@ -74,7 +74,7 @@ export function details(summary, open, ...children) {
 // character.
 export function diffBlock(text) {
   const pre = el("pre", "diff");
-  const lines = String(text).split("\n");
+  const lines = String(text).replace(/\n$/, "").split("\n");
   const shown = lines.length > 4000 ? lines.slice(0, 4000) : lines;
   for (const line of shown) {
     const c = line[0];

@@ -76,9 +76,9 @@ export function messageHead(body) {
   const model = isObj(body.model) ? body.model : body;
   const modelName = [str(model.providerID), str(model.modelID)].filter(Boolean).join("/");
   const t = isObj(body.time) ? body.time.created : undefined;
-  const bits = [str(body.agent), modelName, when(t)].filter(Boolean);
+  const cost = typeof body.cost === "number" && body.cost > 0 ? "$" + body.cost.toFixed(4) : "";
+  const bits = [str(body.agent), modelName, when(t), cost].filter(Boolean);
   const head = el("div", "msg-head", el("span", "role", role), el("span", "muted", bits.join(" · ")));
-  if (typeof body.cost === "number" && body.cost > 0) head.append(el("span", "muted", " · $" + body.cost.toFixed(4)));
   if (isObj(body.error)) head.append(textBlock("div", "error", pretty(body.error)));
   if (!("role" in body) && !("id" in body)) head.append(json(body));
   return head;

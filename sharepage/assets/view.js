@@ -179,19 +179,25 @@ export class View {
   // left waits for the next frame.
   flush() {
     const start = performance.now();
+    const spent = () => performance.now() - start > sliceMs;
     if (this.dirtyHead) this.renderHead();
-    for (const rec of this.dirtyMsgs) this.renderMessage(rec);
-    this.dirtyMsgs.clear();
-    for (const key of this.dirtyParts) {
-      this.dirtyParts.delete(key);
-      this.renderPartNode(key);
-      if (performance.now() - start > sliceMs) break;
-    }
     if (this.dirtyDiffs) this.renderDiffs();
     if (this.newEvents.length) this.renderEvents();
     for (const id of this.dirtyOthers) this.renderOther(id);
     this.dirtyOthers.clear();
-    if (this.dirtyParts.size) this.schedule();
+    // A part renders into its message's box whether or not the message
+    // is placed yet, so the two lists can be sliced independently.
+    for (const rec of this.dirtyMsgs) {
+      this.dirtyMsgs.delete(rec);
+      this.renderMessage(rec);
+      if (spent()) break;
+    }
+    for (const key of this.dirtyParts) {
+      if (spent()) break;
+      this.dirtyParts.delete(key);
+      this.renderPartNode(key);
+    }
+    if (this.dirtyMsgs.size || this.dirtyParts.size) this.schedule();
     this.root.dataset.parts = String(this.parts.size - this.dirtyParts.size);
   }
 
