@@ -72,7 +72,8 @@ func (h *Handler) limit(name string) {
 
 // runBatch evaluates the batch and returns the status and body to send.
 func (h *Handler) runBatch(r *http.Request, body []byte) (int, string) {
-	meter := &budget{limit: h.o.ConnMemory}
+	meter := &budget{limit: h.o.ConnMemory, pool: h.o.Pool}
+	defer meter.close()
 	out := &batchOut{}
 	peer := peerOf(r)
 	peer.Meter = meter

@@ -79,7 +79,8 @@ func (h *Handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader has answered
 	}
-	meter := &budget{limit: h.o.ConnMemory}
+	meter := &budget{limit: h.o.ConnMemory, pool: h.o.Pool}
+	defer meter.close()
 	out := newWSOut(conn, meter, h.o)
 	peer := peerOf(r)
 	peer.Meter = meter

@@ -35,6 +35,10 @@ type Options struct {
 	// handled, answers kept until released, frames queued for sending, and
 	// whatever the Target side charges to Peer.Meter. Default 64 MiB.
 	ConnMemory int64
+	// Pool, if set, is a server-wide budget every session's bytes are
+	// also counted against; a Charge it cannot take closes that session
+	// as its own budget would.
+	Pool Pool
 	// CheckOrigin decides whether a request may open a session; false
 	// answers 403. nil: a request with an Origin header must name the
 	// request's Host in it.
@@ -100,24 +104,34 @@ type Meter interface {
 	Release(n int64)
 }
 
+// Pool is a memory budget shared by many sessions (and, in sharevat, the
+// /rpc connections: rpc.MemoryPool). Take counts n more bytes unless that
+// would pass its limit; Give returns them.
+type Pool interface {
+	Take(n int64) bool
+	Give(n int64)
+}
+
 // ErrMemory is the error of a Charge over a session's budget.
 var ErrMemory = errors.New("capnweb: session memory budget exceeded")
 
 // budget is a session's Meter; over is called (outside its lock) when a
 // Charge does not fit.
 type budget struct {
-	mu    sync.Mutex
-	used  int64
-	limit int64
-	over  func()
+	mu     sync.Mutex
+	used   int64
+	limit  int64
+	pool   Pool // nil: none
+	closed bool // the session is over: its bytes went back to pool
+	over   func()
 }
 
 var _ Meter = (*budget)(nil)
 
-// Charge takes n bytes of the budget.
+// Charge takes n bytes of the budget (and of the pool).
 func (b *budget) Charge(n int64) error {
 	b.mu.Lock()
-	if n < 0 || b.used+n > b.limit {
+	if n < 0 || b.closed || b.used+n > b.limit || (b.pool != nil && !b.pool.Take(n)) {
 		b.mu.Unlock()
 		if b.over != nil {
 			b.over()
@@ -132,9 +146,24 @@ func (b *budget) Charge(n int64) error {
 // Release gives back n bytes.
 func (b *budget) Release(n int64) {
 	b.mu.Lock()
-	b.used -= n
-	if b.used < 0 {
-		b.used = 0
+	defer b.mu.Unlock()
+	n = min(n, b.used)
+	if n <= 0 {
+		return
 	}
-	b.mu.Unlock()
+	b.used -= n
+	if b.pool != nil && !b.closed {
+		b.pool.Give(n)
+	}
+}
+
+// close gives the pool back every byte the session still holds; later
+// Releases are only counted, later Charges fail.
+func (b *budget) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pool != nil && !b.closed {
+		b.pool.Give(b.used)
+	}
+	b.closed = true
 }

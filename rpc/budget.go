@@ -52,6 +52,15 @@ func (p *MemoryPool) Used() int64 { return p.used.Load() }
 // Limit returns the pool's size (<= 0: unlimited).
 func (p *MemoryPool) Limit() int64 { return p.limit }
 
+// Take counts n more bytes unless that would pass the limit: the pool
+// as a budget for connections another handler serves (the Cap'n Web
+// door's sessions, capnweb.Pool). Such bytes are not evictable: a
+// session that cannot Take is closed by its own handler.
+func (p *MemoryPool) Take(n int64) bool { return p.take(n) }
+
+// Give returns n bytes counted with Take.
+func (p *MemoryPool) Give(n int64) { p.give(n) }
+
 // take counts n more bytes unless that would pass the limit.
 func (p *MemoryPool) take(n int64) bool {
 	if used := p.used.Add(n); p.limit > 0 && used > p.limit {

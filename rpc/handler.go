@@ -183,6 +183,10 @@ func (h *Handler) Admit(r *http.Request) (done func(), refusal string) {
 	return sync.OnceFunc(func() { h.release(sc) }), ""
 }
 
+// Pool returns the server-wide memory budget (HandlerOptions.Pool; nil:
+// none), for another handler of the same server to count against.
+func (h *Handler) Pool() *MemoryPool { return h.opts.Pool }
+
 // Conns returns the number of live connections (including ones being
 // upgraded).
 func (h *Handler) Conns() int {

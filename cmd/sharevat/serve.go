@@ -165,7 +165,7 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	m.watchConns(h.Conns)
 	hosts, loopback := f.peers.hosts(ln.Addr().String())
 	r := routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback, backup: backupHandler(vatAdminRedeemer(v), db, log),
-		web: newWebHandler(v, f, m, log), page: newPageHandler(f)}
+		web: newWebHandler(v, f, h, m, log), page: newPageHandler(f)}
 	err = runServer(ctx, env, ln, tlsCfg, h, r, log)
 	return errors.Join(err, closeVat(v))
 }

@@ -15,11 +15,17 @@ import (
 // newWebHandler serves the vat's capability graph over Cap'n Web at
 // /capnweb (docs/capnweb.md). It is the same vat as /rpc, so the same
 // registry, rights checks, quotas and live revocation, with /rpc's
-// per-connection limits: message size, calls in flight, memory budget,
-// Origin rule.
-func newWebHandler(v *vat.Vat, f *serveFlags, m *metrics, log *slog.Logger) *capnweb.Handler {
+// limits: message size, calls in flight, the memory budget of a
+// connection and of all of them (--memory-budget, counted in the /rpc
+// handler's pool), the Origin rule.
+func newWebHandler(v *vat.Vat, f *serveFlags, rpcH *rpc.Handler, m *metrics, log *slog.Logger) *capnweb.Handler {
 	origins := allowedOrigins(f.origins)
+	var pool capnweb.Pool // --memory-budget: one budget for both doors
+	if p := rpcH.Pool(); p != nil {
+		pool = p
+	}
 	return capnweb.NewHandler(capnweb.Options{
+		Pool: pool,
 		Main: func(p capnweb.Peer) capnweb.Target {
 			return webvat.NewVault(v.BootstrapMetered(p.RemoteAddr, p.Meter))
 		},

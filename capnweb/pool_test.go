@@ -1,0 +1,62 @@
+package capnweb_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"sharevat/capnweb"
+)
+
+// countPool is a Pool of limit bytes that records what it holds.
+type countPool struct {
+	mu          sync.Mutex
+	used, limit int64
+}
+
+func (p *countPool) Take(n int64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.used+n > p.limit {
+		return false
+	}
+	p.used += n
+	return true
+}
+
+func (p *countPool) Give(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.used -= n
+}
+
+func (p *countPool) held() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.used
+}
+
+// TestPoolBoundsEverySession: a session's bytes count against the
+// server-wide Pool too; an answer the pool cannot hold closes that
+// session (1008, limit "memory") although its own budget had room, other
+// sessions go on, and every byte goes back to the pool when sessions end.
+func TestPoolBoundsEverySession(t *testing.T) {
+	pool := &countPool{limit: 512 << 10}
+	s := mustServe(t, capnweb.Options{ConnMemory: 64 << 20, Pool: pool})
+	good := mustDial(t, s, nil)
+
+	c := mustDialRaw(t, s)
+	c.send(`["push",["pipeline",0,["big"],[1]]]`, `["pull",1]`) // a 1 MiB answer
+	code, msgs := c.closeCode()
+	if code != 1008 || len(msgs) == 0 || !strings.Contains(msgs[len(msgs)-1], "memory") {
+		t.Fatalf("close %d after %q, want 1008 after an abort naming the memory budget", code, msgs)
+	}
+	if got := <-s.limits; got != "memory" {
+		t.Errorf("OnLimit(%q), want memory", got)
+	}
+	if v, err := good.Main().Call(testCtx(t), "first", "still here"); err != nil || v != "still here" {
+		t.Fatalf("the other session: %v, %v", v, err)
+	}
+	good.Close()
+	eventually(t, "the pool is empty once the sessions ended", func() bool { return pool.held() == 0 })
+}
