@@ -108,16 +108,16 @@ func num(t *testing.T, v capnweb.Value) int64 {
 
 // sink is a subscriber's sink, served by the test's side of the session:
 // an RpcTarget with push and end (function false) or a bare function
-// (function true), answering as capnweb does for anything else. Each
-// push waits for hold (when set) before it answers.
+// (function true), answering as capnweb does for anything else.
 type sink struct {
 	function bool
-	hold     chan struct{}
-	fail     bool // every push throws
-	noEnd    bool // an object without end
+	hold     chan struct{} // pushes after the first wait for it, when set
+	fail     bool          // every push throws
+	noEnd    bool          // an object without end
 
 	mu      sync.Mutex
 	cursors []int64
+	first   int // ops in the first push
 	pushes  int
 	changed chan struct{} // closed and replaced at every push and end
 	end     *[2]string
@@ -153,14 +153,20 @@ func (s *sink) push(ctx context.Context, args []capnweb.Value) capnweb.Answer {
 	ops, _ := arg(args, 0).([]capnweb.Value)
 	s.mu.Lock()
 	s.pushes++
+	if s.pushes == 1 {
+		s.first = len(ops)
+	}
 	for _, op := range ops {
 		c, _ := op.(*capnweb.Object).Get("cursor")
 		n, _ := c.(json.Number).Int64()
 		s.cursors = append(s.cursors, n)
 	}
 	s.notify()
-	s.mu.Unlock()
 	hold := s.hold
+	if s.pushes == 1 {
+		hold = nil
+	}
+	s.mu.Unlock()
 	if s.fail {
 		return capnweb.Returning(nil, &capnweb.Error{Type: "Error", Message: "sink broke"})
 	}

@@ -3,6 +3,7 @@ package webvat
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"sharevat"
 	"sharevat/capnweb"
@@ -22,12 +23,15 @@ import (
 // sink is called as a function: f(ops) for pushes, f([], {code, detail})
 // for the end.
 //
-// go-capnp runs the calls of one server one at a time, in order, so push
-// and end never overlap and mode needs no lock.
+// go-capnp runs the calls of one server one at a time, in order, until
+// a call lets the next one start (call.Go): the first push does not, so
+// mode is set before any other call reads it; later pushes send their
+// message first and then let the next call start, so pushes and end
+// reach the peer in the vat's order.
 type sink struct {
 	stub   *capnweb.Stub
-	mode   sinkMode
-	broken bool // a push failed: the subscription is over
+	mode   sinkMode    // set by the first push, before any other runs
+	broken atomic.Bool // a push failed: the subscription is over
 	once   sync.Once
 }
 
@@ -53,36 +57,54 @@ func (k *sink) Push(ctx context.Context, call schema.OpSink_push) error {
 	if ctx.Err() != nil { // the subscription ended while this push waited
 		return context.Cause(ctx)
 	}
-	if k.broken {
+	if k.broken.Load() {
 		return errPushFailed
 	}
 	if err := k.push(ctx, call); err != nil {
-		k.broken = true
+		k.broken.Store(true)
 		return err
 	}
 	return nil
 }
 
-// push forwards one push, trying push(ops) first and then the sink as a
-// function.
+// push forwards one push. The first finds out what the sink is, and is
+// answered before the next is sent; from then on each push is sent at
+// once, in order, and the next may be sent before it is answered (the
+// vat's window bounds how many), as over /rpc.
 func (k *sink) push(ctx context.Context, call schema.OpSink_push) error {
 	entries, err := read(call.Args().Ops, wire.ReadEntries)
 	if err != nil {
 		return err
 	}
 	ops := entriesValue(entries)
-	if k.mode != modeFunction {
-		_, err := k.stub.Call(ctx, "push", ops)
-		switch {
-		case err == nil:
-			k.mode = modeObject
-			return nil
-		case k.mode == modeUnknown && isNotFunction(err):
-			k.mode = modeFunction
-		default:
-			return errPushFailed
-		}
+	if k.mode == modeUnknown {
+		return k.first(ctx, ops)
 	}
+	method := "push"
+	if k.mode == modeFunction {
+		method = ""
+	}
+	p := k.stub.Pipe(method, ops) // sent now: pushes keep their order
+	defer p.Release()
+	call.Go() // the next push may go out while this one waits
+	if _, err := p.Await(ctx); err != nil {
+		return errPushFailed
+	}
+	return nil
+}
+
+// first sends the first push as push(ops), and when capnweb answers
+// that the sink has no push, calls the sink as a function.
+func (k *sink) first(ctx context.Context, ops []capnweb.Value) error {
+	_, err := k.stub.Call(ctx, "push", ops)
+	if err == nil {
+		k.mode = modeObject
+		return nil
+	}
+	if !isNotFunction(err) {
+		return errPushFailed
+	}
+	k.mode = modeFunction
 	if _, err := k.stub.Call(ctx, "", ops); err != nil {
 		return errPushFailed
 	}
