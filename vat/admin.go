@@ -158,7 +158,7 @@ func (a *adminServer) ResetOwner(ctx context.Context, call schema.Admin_resetOwn
 		}
 		sh, m, err := a.vat.bumpEpoch(ctx, sharevat.ShareID(id), a.lg.g.ID, a.peer)
 		if sharevat.ErrorCode(err) == sharevat.ENotFound {
-			return sharevat.Errorf(sharevat.ENotFound, "no share %s", id)
+			return sharevat.Errorf(sharevat.ENotFound, "no share %s", quoteID(id))
 		}
 		if err != nil {
 			return err
@@ -184,4 +184,14 @@ func (a *adminServer) Statuses(ctx context.Context, call schema.Admin_statuses) 
 		}
 		return wire.SetShareStatuses(res.NewStatuses, sts)
 	})
+}
+
+// quoteID is a caller's share or grant id as an error may quote it: only
+// a well-formed id. Anything else is not quoted: a token pasted where an
+// id belongs would come back whole in the error (and the CLI's output).
+func quoteID(id string) string {
+	if sturdyref.ValidID(id) {
+		return id
+	}
+	return "(malformed id)"
 }

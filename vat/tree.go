@@ -71,7 +71,7 @@ func (f *facet) revoke(ctx context.Context, id sharevat.GrantID) error {
 	}
 	target := find(below, id)
 	if target == nil || target.ShareID != f.share() {
-		return sharevat.Errorf(sharevat.ENotFound, "no grant %s on this share", id)
+		return sharevat.Errorf(sharevat.ENotFound, "no grant %s on this share", quoteID(string(id)))
 	}
 	if !f.rights.Has(sharevat.ScopeAdmin) {
 		if err := f.checkBelow(ctx, target); err != nil {
