@@ -53,9 +53,6 @@ func TestSharePage(t *testing.T) {
 
 	test := t // the restarted vat and its owner live as long as the test
 	t.Run("vat restart", func(t *testing.T) {
-		if vat.srv == nil {
-			t.Skip("NOTICE: an in-process vat cannot restart: the restart was not tested")
-		}
 		addr := vat.addr()
 		vat.stop(t)
 		b.waitFor(t, "the page to notice", `document.getElementById("status").dataset.state === "reconnecting"`, 10*time.Second)

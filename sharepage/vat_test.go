@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,12 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
-	"sharevat/capnweb"
 	"sharevat/client"
 	"sharevat/internal/proctest"
-	"sharevat/internal/vattest"
-	"sharevat/sharepage"
-	"sharevat/webvat"
 )
 
 // The browser tests run the real `sharevat serve` binary, built once.
@@ -51,7 +46,7 @@ func sharevatBinary(tb testing.TB) string {
 
 // vatProc is a running `sharevat serve` and what the tests need of it.
 type vatProc struct {
-	srv   *proctest.Server // nil for an in-process vat
+	srv   *proctest.Server
 	data  string
 	Base  string // http://127.0.0.1:port
 	RPC   string // ws://127.0.0.1:port/rpc
@@ -59,9 +54,7 @@ type vatProc struct {
 }
 
 // startVat runs serve on a free loopback port (or on addr, to restart a
-// vat where the page expects it) with data in dir. A binary that does not
-// serve the share page and /capnweb yet is stopped, and the page is served
-// by an in-process vat instead (inProcessVat).
+// vat where the page expects it) with data in dir.
 func startVat(tb testing.TB, dir, addr string) *vatProc {
 	tb.Helper()
 	if addr == "" {
@@ -73,27 +66,8 @@ func startVat(tb testing.TB, dir, addr string) *vatProc {
 	require.NoError(tb, err)
 	v := &vatProc{srv: srv, data: dir, RPC: srv.URL, Admin: strings.TrimSpace(string(admin))}
 	v.Base = "http" + strings.TrimSuffix(strings.TrimPrefix(srv.URL, "ws"), "/rpc")
-	if !v.servesPage(tb) {
-		srv.Kill()
-		tb.Log("NOTICE: this sharevat serve does not serve /s/ and /capnweb yet: the page is served by an in-process vat")
-		return inProcessVat(tb)
-	}
+	require.True(tb, v.servesPage(tb), "serve answers the share page at /s/ and Cap'n Web at /capnweb")
 	return v
-}
-
-// inProcessVat serves the page as serve does, on an in-process vat:
-// /rpc (vattest), and /capnweb and /s/ on a server of their own.
-func inProcessVat(tb testing.TB) *vatProc {
-	tb.Helper()
-	s := vattest.Start(tb, vattest.Options{})
-	mux := http.NewServeMux()
-	mux.Handle("/capnweb", capnweb.NewHandler(capnweb.Options{Main: func(p capnweb.Peer) capnweb.Target {
-		return webvat.NewVault(s.Vat.BootstrapMetered(p.RemoteAddr, p.Meter))
-	}}))
-	mux.Handle("/s/", sharepage.Handler(sharepage.Options{}))
-	srv := httptest.NewServer(mux)
-	tb.Cleanup(srv.Close)
-	return &vatProc{Base: srv.URL, RPC: s.URL, Admin: s.Admin}
 }
 
 // servesPage reports whether the vat answers the page at /s/ and has a
