@@ -46,8 +46,8 @@ func needNode(t *testing.T) string {
 	return node
 }
 
-// TestTypeScript type-checks the declaration and the example with the
-// pinned TypeScript compiler.
+// TestTypeScript type-checks the declaration, the README's snippet
+// (connect.ts) and the example with the pinned TypeScript compiler.
 func TestTypeScript(t *testing.T) {
 	node := needNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
