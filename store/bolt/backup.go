@@ -29,7 +29,7 @@ import (
 // file is not in it and must be kept with it). A cancelled ctx stops the
 // copy at the next write to w.
 func (db *DB) Backup(ctx context.Context, w io.Writer) (n int64, err error) {
-	err = db.view(ctx, "backup", func(tx *bbolt.Tx) error {
+	err = db.viewFlushed(ctx, "backup", func(tx *bbolt.Tx) error {
 		n, err = tx.WriteTo(ctxWriter{ctx, w})
 		return err
 	})

@@ -79,6 +79,10 @@ func (c *committer) handOff(group []*appendCall, leader *appendCall) {
 // transaction fails, each call is retried alone, so that a store failure
 // in one call (or in the commit) is reported to that call only.
 func (db *DB) commitGroup(group []*appendCall) {
+	if db.wal != nil {
+		db.walCommitGroup(group)
+		return
+	}
 	start := time.Now()
 	err := boltutil.Update(db.bdb, func(tx *bbolt.Tx) error { return applyGroup(tx, group) })
 	if err == nil && db.opts.OnCommit != nil {

@@ -27,7 +27,7 @@ func errCompacted(earliest sharevat.Cursor) error {
 // Errors: ENotFound (also for a deleted share); EInvalid if before >
 // head+1.
 func (db *DB) Compact(ctx context.Context, id sharevat.ShareID, before sharevat.Cursor) (earliest sharevat.Cursor, err error) {
-	err = db.update(ctx, "compact", func(tx *bbolt.Tx) error {
+	err = db.updateFlushed(ctx, "compact", func(tx *bbolt.Tx) error {
 		s, err := liveShare(tx, id)
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"sharevat"
+	"sharevat/store/bolt/wal"
 	"sharevat/store/internal/boltutil"
 )
 
@@ -45,6 +46,22 @@ type Options struct {
 	// with the number of append calls and ops it carried and how long the
 	// transaction (including its fsync) took. It must not block.
 	OnCommit func(calls, ops int, took time.Duration)
+	// NoWAL turns the write-ahead log off: every append then commits
+	// its own bbolt transaction (two fsyncs a group). A log left by an
+	// earlier run is applied to the data file at Open and removed.
+	NoWAL bool
+	// WALDir is the write-ahead log's directory; "" means the data
+	// file's path with ".wal" added.
+	WALDir string
+	// WALFS is the file layer under the write-ahead log; nil means the
+	// operating system's. For tests (wal.Lossy).
+	WALFS wal.FS
+	// ApplyBytes and ApplyEvery tune when the log is applied to the data
+	// file in the background: as soon as ApplyBytes are pending, and
+	// every ApplyEvery while any are. 0 means DefaultApplyBytes and
+	// DefaultApplyEvery.
+	ApplyBytes int64
+	ApplyEvery time.Duration
 	// Logger receives what a caller may not see: the share and cursor of
 	// a record that failed its integrity check, a panic on a damaged
 	// page, the OS error behind a full disk. Never op contents or
@@ -58,6 +75,7 @@ type DB struct {
 	opts    Options
 	bdb     *bbolt.DB
 	commits committer
+	wal     *walState // nil with NoWAL
 }
 
 var _ sharevat.Store = (*DB)(nil)
@@ -74,6 +92,12 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.ApplyBytes <= 0 {
+		opts.ApplyBytes = DefaultApplyBytes
+	}
+	if opts.ApplyEvery <= 0 {
+		opts.ApplyEvery = DefaultApplyEvery
 	}
 	bdb, err := boltutil.Open(path, "data", boltOptions(opts))
 	if errors.Is(err, berrors.ErrTimeout) {
@@ -92,6 +116,10 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	db := &DB{path: path, opts: opts, bdb: bdb}
 	db.commits.db = db
+	if err := db.openWAL(); err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -147,19 +175,26 @@ func initBuckets(tx *bbolt.Tx) error {
 func (db *DB) Path() string { return db.path }
 
 // Size returns how many bytes of the data file hold pages, free ones
-// included (the file itself may be longer: bbolt grows it ahead). It
+// included (the file itself may be longer: bbolt grows it ahead), once
+// the write-ahead log is applied to it (Size applies it first). It
 // grows with the data stored and never shrinks. 0 after Close.
 func (db *DB) Size() int64 {
 	var n int64
-	_ = db.bdb.View(func(tx *bbolt.Tx) error { n = tx.Size(); return nil })
+	_ = db.exclusive(context.Background(), "size", func() error {
+		return db.bdb.View(func(tx *bbolt.Tx) error { n = tx.Size(); return nil })
+	})
 	return n
 }
 
 // Close closes the data file, waiting for running transactions. Calls
 // after Close fail with sharevat.EUnavailable.
 func (db *DB) Close() error {
+	werr := db.closeWAL()
 	if err := db.bdb.Close(); err != nil {
 		return fmt.Errorf("bolt: close: %w", err)
+	}
+	if werr != nil {
+		return fmt.Errorf("bolt: close: %w", werr)
 	}
 	return nil
 }

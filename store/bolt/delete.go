@@ -18,7 +18,7 @@ import (
 // its parent's share_children. Its own forks live on; its audit records
 // stay. Errors: ENotFound if it does not exist or is already deleted.
 func (db *DB) Delete(ctx context.Context, id sharevat.ShareID, at time.Time) error {
-	return db.update(ctx, "delete share", func(tx *bbolt.Tx) error {
+	return db.updateFlushed(ctx, "delete share", func(tx *bbolt.Tx) error {
 		s, err := liveShare(tx, id)
 		if err != nil {
 			return err

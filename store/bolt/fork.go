@@ -28,7 +28,7 @@ func (db *DB) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cur
 	}
 	resetNewShare(&s, &owner)
 	s.ParentID, s.ForkCursor, s.Head = parent, at, at
-	err := db.update(ctx, "fork", func(tx *bbolt.Tx) error {
+	err := db.updateFlushed(ctx, "fork", func(tx *bbolt.Tx) error {
 		p, err := liveShare(tx, parent)
 		if err != nil {
 			return err
@@ -181,7 +181,7 @@ func (f *forkCopy) copyEntries(from, at sharevat.Cursor) error {
 // Children lists the live shares forked from parent, oldest first.
 // Errors: ENotFound if parent does not exist or is deleted.
 func (db *DB) Children(ctx context.Context, parent sharevat.ShareID) (out []sharevat.Share, err error) {
-	err = db.view(ctx, "children", func(tx *bbolt.Tx) error {
+	err = db.viewFlushed(ctx, "children", func(tx *bbolt.Tx) error {
 		if _, err := liveShare(tx, parent); err != nil {
 			return err
 		}

@@ -32,7 +32,7 @@ func (db *DB) ListShares(ctx context.Context, f sharevat.ListFilter) (out []shar
 	if err != nil {
 		return nil, "", err
 	}
-	err = db.view(ctx, "list shares", func(tx *bbolt.Tx) error {
+	err = db.viewFlushed(ctx, "list shares", func(tx *bbolt.Tx) error {
 		out, next, err = listPage(tx, &f, after, limit)
 		return err
 	})

@@ -59,17 +59,25 @@ func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Curs
 	if limit < 1 {
 		return nil, 0, sharevat.Errorf(sharevat.EInvalid, "read limit is %d; want at least 1", limit)
 	}
+	tv := db.tailView(id, false)
 	err = db.view(ctx, "read", func(tx *bbolt.Tx) error {
 		s, err := liveShare(tx, id)
-		head = s.Head
+		stored := s.Head
+		head = max(stored, tv.head())
 		if err != nil || after >= head {
 			return err
 		}
 		if after+1 < s.Earliest {
 			return errCompacted(s.Earliest)
 		}
-		out, err = readEntries(tx, id, after, make([]sharevat.Entry, 0, min(uint64(limit), uint64(head-after))))
-		return err
+		out = make([]sharevat.Entry, 0, min(uint64(limit), uint64(head-after)))
+		if after < stored {
+			if out, err = readEntries(tx, id, after, out); err != nil {
+				return err
+			}
+		}
+		out = tv.after(max(after, stored), out)
+		return nil
 	})
 	if err != nil {
 		return nil, 0, err
@@ -113,14 +121,18 @@ func keyCursor(k []byte, def sharevat.Cursor) sharevat.Cursor {
 // Snapshot returns the materialized state, ordered by (kind, key), and
 // the head it reflects. Errors: ENotFound (also for a deleted share).
 func (db *DB) Snapshot(ctx context.Context, id sharevat.ShareID) (out []sharevat.Entity, head sharevat.Cursor, err error) {
+	tv := db.tailView(id, true)
 	err = db.view(ctx, "snapshot", func(tx *bbolt.Tx) error {
 		s, err := liveShare(tx, id)
 		if err != nil {
 			return err
 		}
-		head = s.Head
-		out, err = readState(tx, id)
-		return err
+		head = max(s.Head, tv.head())
+		if out, err = readState(tx, id); err != nil {
+			return err
+		}
+		out = tv.mergeState(out, s.Head)
+		return nil
 	})
 	if err != nil {
 		return nil, 0, err

@@ -78,8 +78,10 @@ func createLog(tx *bbolt.Tx, id sharevat.ShareID) error {
 
 // Share returns one share, deleted or not. Errors: ENotFound.
 func (db *DB) Share(ctx context.Context, id sharevat.ShareID) (s sharevat.Share, err error) {
+	tv := db.tailView(id, false)
 	err = db.view(ctx, "share", func(tx *bbolt.Tx) error {
 		s, err = getShare(tx, id)
+		tv.overShare(&s)
 		return err
 	})
 	return s, err
@@ -89,6 +91,7 @@ func (db *DB) Share(ctx context.Context, id sharevat.ShareID) (s sharevat.Share,
 // share's Head is its log's head, as Share gives it, never the
 // informational head field of the share record.
 func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
+	heads := db.tailHeads()
 	err = db.view(ctx, "shares", func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketShares).ForEach(func(k, v []byte) error {
 			s, err := decodeShare(v)
@@ -96,6 +99,7 @@ func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 				return fmt.Errorf("share %q: %w", k, err)
 			}
 			setHead(tx, &s)
+			heads[s.ID].overShare(&s)
 			out = append(out, s)
 			return nil
 		})
@@ -108,7 +112,7 @@ func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 // (also for a deleted share), and the EInvalid or ETooLarge of
 // MetaPatch.Apply.
 func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch sharevat.MetaPatch, now time.Time) (s sharevat.Share, err error) {
-	err = db.update(ctx, "update meta", func(tx *bbolt.Tx) error {
+	err = db.updateFlushed(ctx, "update meta", func(tx *bbolt.Tx) error {
 		if s, err = liveShare(tx, id); err != nil {
 			return err
 		}
@@ -132,7 +136,7 @@ func (db *DB) BumpEpoch(ctx context.Context, id sharevat.ShareID, owner sharevat
 	if owner.ShareID != id || owner.ID == "" {
 		return s, sharevat.Errorf(sharevat.EInvalid, "new owner grant must have an id and belong to share %q", id)
 	}
-	err = db.update(ctx, "bump epoch", func(tx *bbolt.Tx) error {
+	err = db.updateFlushed(ctx, "bump epoch", func(tx *bbolt.Tx) error {
 		if s, err = liveShare(tx, id); err != nil {
 			return err
 		}
