@@ -54,7 +54,9 @@ const MaxProblems = 1000
 //   - the indexes: share_updated, share_status and share_children agree
 //     with the share records; share_grants, grant_children and the grants
 //     agree; every grant of a deleted share is revoked; the audit log
-//     decodes.
+//     decodes;
+//   - the write-ahead log beside it (path + ".wal"), if any, against the
+//     file (walCheck).
 //
 // Check never panics on damage: a panic while reading is one more
 // problem. The state check keeps the (kind, key) of every entity touched
@@ -74,7 +76,11 @@ func Check(ctx context.Context, path string, lockTimeout time.Duration) ([]Probl
 	c := &checker{ctx: ctx}
 	err = boltutil.View(bdb, func(tx *bbolt.Tx) error {
 		c.bbolt(tx)
-		return c.file(tx)
+		if err := c.file(tx); err != nil {
+			return err
+		}
+		c.walCheck(tx, path+".wal")
+		return nil
 	})
 	var pe *boltutil.PanicError
 	if errors.As(err, &pe) {

@@ -12,6 +12,7 @@ import (
 type Lossy struct {
 	mu     sync.Mutex
 	synced map[string]int64 // path → length at its last Sync
+	fail   error            // returned by every Sync once set
 	OS
 }
 
@@ -57,6 +58,14 @@ func (l *Lossy) Crash() error {
 	return nil
 }
 
+// FailSync makes every later Sync fail with err (an I/O error of the
+// disk), leaving what was written unsynced.
+func (l *Lossy) FailSync(err error) {
+	l.mu.Lock()
+	l.fail = err
+	l.mu.Unlock()
+}
+
 // Unsynced is how many bytes Crash would drop now.
 func (l *Lossy) Unsynced() int64 {
 	l.mu.Lock()
@@ -85,6 +94,12 @@ func (f *lossyFile) Write(p []byte) (int, error) {
 }
 
 func (f *lossyFile) Sync() error {
+	f.fs.mu.Lock()
+	fail := f.fs.fail
+	f.fs.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
 	if err := f.File.Sync(); err != nil {
 		return err
 	}
