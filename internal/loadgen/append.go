@@ -54,6 +54,10 @@ type appendReport struct {
 	// idle CPU makes the next commit slower (see README, Performance).
 	StoragePaced *storageReport `json:"storage_ceiling_paced,omitempty"`
 	Ratios       appendRatios   `json:"ratios"`
+	// The write-ahead log's ceilings (walceiling.go) and our ratios to them.
+	WALAppend *walReport `json:"wal_append_ceiling,omitempty"`
+	WALStream *walReport `json:"wal_stream_ceiling,omitempty"`
+	WALRatios *walRatios `json:"wal_ratios,omitempty"`
 }
 
 // appendRatios are our figures over the ceilings'.
@@ -97,6 +101,9 @@ func appendWithCeilings(ctx context.Context, stderr io.Writer, t *benchTarget, s
 		return nil, err
 	}
 	rep.ratios()
+	if err := rep.walCeilings(ctx, stderr, t.ceilingDir); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

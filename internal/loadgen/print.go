@@ -81,6 +81,7 @@ func printAppend(w io.Writer, a *appendReport) {
 		fmt.Fprintf(w, "; with the paced commit %.2f", a.Ratios.LatencyPaced)
 	}
 	fmt.Fprintln(w)
+	printWAL(w, a)
 }
 
 func printLatency(w io.Writer, label string, l latencies, note string) {

@@ -12,6 +12,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"sharevat"
+	"sharevat/store/bolt/wal"
 	"sharevat/store/internal/boltutil"
 )
 
@@ -49,6 +50,13 @@ func BackupFile(ctx context.Context, path string, w io.Writer, lockTimeout time.
 		return 0, err
 	}
 	defer bdb.Close()
+	if pendingWAL(bdb, path) {
+		// A vat that died left acknowledged appends in its log only:
+		// open the directory as the vat would (replaying the log), and
+		// back up the data file with the log applied.
+		_ = bdb.Close()
+		return backupReplayed(ctx, path, w, lockTimeout)
+	}
 	var n int64
 	err = boltutil.View(bdb, func(tx *bbolt.Tx) error {
 		n, err = tx.WriteTo(ctxWriter{ctx, w})
@@ -113,4 +121,27 @@ func checkExists(path string) error {
 		return &boltutil.DamagedError{Kind: "data", Path: path, Empty: true}
 	}
 	return nil
+}
+
+// pendingWAL reports whether the write-ahead log beside path holds
+// records the data file does not.
+func pendingWAL(bdb *bbolt.DB, path string) bool {
+	var cp uint64
+	_ = boltutil.View(bdb, func(tx *bbolt.Tx) error { cp = readCheckpoint(tx); return nil })
+	scan, err := wal.Scan(wal.OS{}, walDir(path, Options{}))
+	return err != nil || scan.Next > cp+1
+}
+
+// backupReplayed opens the data directory at path (replaying its log),
+// backs it up with the log applied, and closes it.
+func backupReplayed(ctx context.Context, path string, w io.Writer, lockTimeout time.Duration) (int64, error) {
+	db, err := Open(path, Options{LockTimeout: lockTimeout})
+	if err != nil {
+		return 0, err
+	}
+	n, err := db.Backup(ctx, w)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		return n, cerr
+	}
+	return n, err
 }

@@ -268,3 +268,24 @@ func TestWALDrainedByNoWAL(t *testing.T) {
 	assert.True(t, errors.Is(err, os.ErrNotExist), "the log is removed")
 	requireClean(t, path)
 }
+
+// TestWALBackupFileReplays: a backup of a stopped data directory whose
+// vat died with appends only in its log holds those appends.
+func TestWALBackupFileReplays(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sharevat.db")
+	db := openDB(t, path, noApply())
+	createShare(t, db, "s")
+	appendOps(t, db, "s", 1, event("a", `{}`), event("b", `{}`))
+	require.NoError(t, bolt.Crash(db))
+	out := filepath.Join(t.TempDir(), "backup.db")
+	f, err := os.Create(out)
+	require.NoError(t, err)
+	_, err = bolt.BackupFile(t.Context(), path, f, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	requireClean(t, out)
+	db = openDB(t, out, bolt.Options{NoWAL: true})
+	_, head := readAll(t, db, "s")
+	assert.Equal(t, sharevat.Cursor(2), head)
+	require.NoError(t, db.Close())
+}
