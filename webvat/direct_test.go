@@ -127,8 +127,10 @@ func TestDirectGarbageArguments(t *testing.T) {
 	}
 }
 
-// TestDirectErrorsHideTokens: a token passed where an id belongs is not
-// quoted back whole: its secret is cut from the vat's message.
+// TestDirectErrorsHideTokens: a token passed where an id belongs (or as
+// a method name) is never quoted back with its secret: the vat does not
+// quote a malformed id, and webvat cuts the secret of anything
+// token-shaped that would reach a message.
 func TestDirectErrorsHideTokens(t *testing.T) {
 	srv := vattest.Start(t, vattest.Options{})
 	token := srv.MustCreate(t, "hide")
@@ -137,6 +139,5 @@ func TestDirectErrorsHideTokens(t *testing.T) {
 		_, err := callT(share, method, token)
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), token[30:], method)
-		assert.Contains(t, err.Error(), token[:30]+"…", "the grant id stays, %s", method)
 	}
 }
