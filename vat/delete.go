@@ -48,19 +48,5 @@ func (r *registry) remove(ctx context.Context, id sharevat.ShareID) (int, error)
 	if err := r.v.store.Delete(ctx, id, r.v.now()); err != nil {
 		return 0, fmt.Errorf("delete: %w", err)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if ls := r.shares[id]; ls != nil {
-		ls.cancel(errDead)
-		delete(r.shares, id)
-	}
-	n := 0
-	for gid, lg := range r.grants {
-		if lg.g.ShareID == id {
-			lg.cancel(errDead)
-			delete(r.grants, gid)
-			n++
-		}
-	}
-	return n, nil
+	return r.forgetShare(id), nil
 }

@@ -71,7 +71,9 @@ func (lg *liveGrant) alive(now time.Time) bool {
 func (lg *liveGrant) touch(now time.Time) { lg.used.Store(now.UnixNano()) }
 
 // get returns the live grant id, or errDead if it is unknown, revoked,
-// expired, fenced by an epoch bump, or on a deleted share.
+// expired, fenced by an epoch bump, or on a deleted share. While the vat
+// may miss other vats' changes (unsynced), a cached grant is checked
+// against the store.
 func (r *registry) get(ctx context.Context, id sharevat.GrantID) (*liveGrant, error) {
 	r.mu.RLock()
 	lg := r.grants[id]
@@ -79,6 +81,10 @@ func (r *registry) get(ctx context.Context, id sharevat.GrantID) (*liveGrant, er
 	if lg == nil {
 		var err error
 		if lg, err = r.fill(ctx, id); err != nil {
+			return nil, err
+		}
+	} else if r.v.unsynced() {
+		if err := r.recheck(ctx, lg); err != nil {
 			return nil, err
 		}
 	}

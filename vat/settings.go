@@ -53,6 +53,9 @@ func (c *settingsCache) drop(id sharevat.ShareID) {
 // Errors: ENotFound for an unknown or deleted share.
 func (v *Vat) shareSettings(ctx context.Context, id sharevat.ShareID) (sharevat.Settings, error) {
 	c := v.settings
+	if v.unsynced() { // another vat may have changed them: changes.go
+		return v.store.Settings(ctx, id)
+	}
 	if s, ok := c.lookup(id); ok {
 		return s, nil
 	}

@@ -154,6 +154,11 @@ func (s *subscription) follow() error {
 		if !s.f.lg.alive(s.f.vat.now()) {
 			return errDead
 		}
+		if s.f.vat.unsynced() { // another vat may have revoked it: changes.go
+			if err := s.f.vat.reg.recheck(s.ctx, s.f.lg); err != nil {
+				return s.why(err)
+			}
+		}
 		wake := s.hub.watch(s.f.share()) // before the read: see hub
 		entries, head, err := s.read()
 		if err != nil {

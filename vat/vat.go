@@ -80,6 +80,9 @@ type Vat struct {
 	settings *settingsCache
 	// retention compacts shares in the background (retention.go).
 	retention *retainer
+	// changes follows a store shared with other vats (changes.go); nil
+	// for a store only this vat writes.
+	changes *changeFollower
 }
 
 // New checks cfg and returns a Vat. It starts the retention job's
@@ -105,6 +108,7 @@ func New(cfg Config) (*Vat, error) {
 	}
 	v.settings = newSettingsCache()
 	v.startRetention()
+	v.startChanges()
 	return v, nil
 }
 

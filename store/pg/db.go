@@ -37,6 +37,10 @@ type Options struct {
 	// committed, with the number of Append calls and ops it carried and
 	// how long it took.
 	OnCommit func(calls, ops int, took time.Duration)
+	// OnNotice, if set, is called by WatchChanges for every change
+	// notice it receives, with how long after its trigger ran it arrived
+	// (the notification lag; the clocks of two machines may differ).
+	OnNotice func(lag time.Duration)
 }
 
 // Open connects to the database dsn names (a postgres:// URL or a
@@ -65,6 +69,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	return st, nil
 }
+
+// PoolStat reports the connection pool's figures, for metrics.
+func (st *Store) PoolStat() *pgxpool.Stat { return st.pool.Stat() }
 
 // Close closes the pool. It is safe to call more than once; every
 // method called after it fails with EUnavailable.
