@@ -21,12 +21,11 @@ const (
 	adminFile  = "admin.token" // the admin token; 0600
 )
 
-// loadOrCreatePepper reads the pepper file, creating it with fresh random
-// bytes on first start: only while the vault holds no grant. A missing
-// pepper beside grants is refused, since a new one would silently kill
-// every token of every share.
-func loadOrCreatePepper(ctx context.Context, dir string, db sharevat.Store) ([]byte, error) {
-	path := filepath.Join(dir, pepperFile)
+// loadOrCreatePepper reads the pepper file at path, creating it with
+// fresh random bytes on first start: only while the vault holds no grant.
+// A missing pepper beside grants is refused, since a new one would
+// silently kill every token of every share.
+func loadOrCreatePepper(ctx context.Context, path string, db sharevat.Store) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := refuseIfGranted(ctx, db, path); err != nil {

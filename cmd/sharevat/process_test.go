@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"sharevat/internal/pgtest"
 	"sharevat/internal/proctest"
 )
 
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = bin
-	code := m.Run()
+	code := pgtest.Main(m) // a PostgreSQL cluster for the tests of --store (multivat_test.go)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -17,7 +17,6 @@ import (
 	"sharevat"
 	"sharevat/capnweb"
 	"sharevat/rpc"
-	"sharevat/store/bolt"
 	"sharevat/sturdyref"
 	"sharevat/vat"
 
@@ -38,12 +37,14 @@ type serveFlags struct {
 	limits    sharevat.Limits
 	peers     peerLimits     // serve_limits.go
 	retention retentionFlags // serve_limits.go
+	stores    storeFlags     // serve_store.go
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
 	d := sharevat.DefaultLimits()
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7420", "address to listen on (host:port; port 0 picks a free one)")
 	fs.StringVar(&f.data, "data", "./sharevat-data", "data directory (created on first start)")
+	f.stores.register(fs)
 	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use)")
 	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
 	fs.StringVar(&f.publicURL, "public-url", "", "the base URL users reach this server at (e.g. https://vat.example.com), for share page links (grant --link); default: derived from each request")
@@ -71,6 +72,13 @@ base), /healthz, /metrics and /backup on --listen, keeping everything in
 the embedded bbolt file under --data (created on first start, with the
 server's admin token in <data>/admin.token). It prints the URL clients dial. Stop it with Ctrl-C or
 SIGTERM: it drains connections and closes the file.
+
+With --store postgres://… the vault is in PostgreSQL instead, and any
+number of vats may serve one database behind a load balancer: they must
+share the pepper (--pepper-file, or SHAREVAT_PEPPER with the pepper in
+base64) and the admin token, which the first vat writes to its
+<data>/admin.token (docs/several-vats.md). /backup then answers 501:
+back the database up with pg_dump.
 
 Every flag can also be set with an environment variable, SHAREVAT_ and the
 flag's name in capitals with '-' as '_' (SHAREVAT_LISTEN, SHAREVAT_DATA,
@@ -100,6 +108,9 @@ func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 		return err
 	}
 	if err := f.retention.validate(); err != nil {
+		return err
+	}
+	if err := f.stores.validate(); err != nil {
 		return err
 	}
 	logger, err := newLogger(env, f.logLevel, f.logFormat)
@@ -138,21 +149,17 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 		}
 		defer stop()
 	}
-	if err := checkDataFile(f.data); err != nil {
-		return err
-	}
 	m := newMetrics()
-	db, err := bolt.Open(filepath.Join(f.data, dbFile), bolt.Options{OnCommit: m.Committed, Logger: log})
+	db, err := openStore(ctx, f, m, log) // serve_store.go
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	m.watchStore(db.Size)
 	tlsCfg, err := f.tls.config()
 	if err != nil {
 		return err
 	}
-	v, err := openVat(ctx, f, db, m, log)
+	v, err := openVat(ctx, env, f, db, m, log)
 	if err != nil {
 		return err
 	}
@@ -164,7 +171,7 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	h := newHandler(v, f, m, log)
 	m.watchConns(h.Conns)
 	hosts, loopback := f.peers.hosts(ln.Addr().String())
-	r := routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback, backup: backupHandler(vatAdminRedeemer(v), db, log),
+	r := routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback, backup: db.backupRoute(v, log),
 		web: newWebHandler(v, f, h, m, log), page: newPageHandler(f)}
 	err = runServer(ctx, env, ln, tlsCfg, h, r, log)
 	return errors.Join(err, closeVat(v))
@@ -172,8 +179,8 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 
 // openVat loads the pepper, builds the vat and mints the admin token on
 // first start.
-func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, m *metrics, log *slog.Logger) (*vat.Vat, error) {
-	pepper, err := loadOrCreatePepper(ctx, f.data, db)
+func openVat(ctx context.Context, env *Env, f *serveFlags, db *servedStore, m *metrics, log *slog.Logger) (*vat.Vat, error) {
+	pepper, err := db.pepper(ctx, f, env.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -181,13 +188,16 @@ func openVat(ctx context.Context, f *serveFlags, db sharevat.Store, m *metrics, 
 	if err != nil {
 		return nil, err
 	}
-	v, err := vat.New(vat.Config{Store: db, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: m,
+	v, err := vat.New(vat.Config{Store: db.Store, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: m,
 		Quotas: f.peers.vatQuotas(), MaxChildGrants: f.peers.maxChildGrants,
 		MaxForks: f.peers.maxForks, MaxForkDepth: f.peers.maxForkDepth, Retention: f.retention.config(m.RetentionPassed)})
 	if err != nil {
 		return nil, err
 	}
-	return v, ensureAdminToken(ctx, v, f.data, log)
+	if err := db.ensureAdmin(ctx, v, f.data, log); err != nil {
+		return nil, errors.Join(err, closeVat(v))
+	}
+	return v, nil
 }
 
 // ensureAdminToken mints the admin token into <data>/admin.token when the
@@ -235,7 +245,7 @@ func closeVat(v *vat.Vat) error {
 
 // routes are the plain HTTP endpoints beside /rpc.
 type routes struct {
-	db       *bolt.DB
+	db       *servedStore
 	metrics  http.Handler
 	hosts    []string         // Host names served (nil: any); see hostGuard
 	loopback bool             // loopback addresses are served too
@@ -260,7 +270,7 @@ func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Confi
 	if tlsCfg != nil {
 		useTLS(srv, tlsCfg)
 	}
-	announce(env, ln.Addr(), tlsCfg != nil, filepath.Dir(r.db.Path()), log)
+	announce(env, ln.Addr(), tlsCfg != nil, r.db.where, log)
 	errc := make(chan error, 1)
 	go func() {
 		if tlsCfg != nil {
@@ -292,7 +302,7 @@ func shutdown(srv *http.Server, h *rpc.Handler, web *capnweb.Handler, errc <-cha
 }
 
 // healthz answers 200 "ok" while the store answers a (cheap) lookup.
-func healthz(db *bolt.DB) http.HandlerFunc {
+func healthz(db sharevat.Store) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if _, err := db.Share(r.Context(), "healthz"); err != nil && sharevat.ErrorCode(err) != sharevat.ENotFound {
 			http.Error(w, "store unavailable", http.StatusServiceUnavailable)
