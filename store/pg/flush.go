@@ -28,14 +28,21 @@ func flush(ctx context.Context, tx pgx.Tx, views map[sharevat.ShareID]*shareView
 // queueEntries queues the writes of one share's new entries.
 func queueEntries(batch *pgx.Batch, v *shareView) {
 	id := b(v.s.ID)
-	n := len(v.entries)
+	queueLog(batch, id, v.entries)
+	queueState(batch, v)
+	batch.Queue("UPDATE shares SET head = $2, updated_at = greatest(updated_at, $3) WHERE id = $1", id, int64(v.s.Head), ns(v.now))
+}
+
+// queueLog queues the log rows and op-id index rows of entries.
+func queueLog(batch *pgx.Batch, id []byte, entries []*sharevat.Entry) {
+	n := len(entries)
 	var (
 		cursors, seqs, ats     = make([]int64, n), make([]int64, n), make([]int64, n)
 		opIDs, batchIDs, kinds = make([][]byte, n), make([][]byte, n), make([][]byte, n)
 		keys, bodies, digests  = make([][]byte, n), make([][]byte, n), make([][]byte, n)
 		dels                   = make([]bool, n)
 	)
-	for i, e := range v.entries {
+	for i, e := range entries {
 		cursors[i], seqs[i], ats[i] = int64(e.Cursor), int64(e.Seq), ns(e.At)
 		opIDs[i], batchIDs[i], kinds[i] = b(e.OpID), b(e.BatchID), b(e.Kind)
 		keys[i], bodies[i], digests[i], dels[i] = b(e.Key), nonNil(e.Body), e.Digest[:], e.Delete
@@ -46,8 +53,6 @@ func queueEntries(batch *pgx.Batch, v *shareView) {
 		id, cursors, opIDs, batchIDs, seqs, kinds, keys, bodies, dels, ats, digests)
 	batch.Queue(`INSERT INTO ops (share, op_id, cursor, digest) SELECT $1, * FROM unnest($2::bytea[], $3::bigint[], $4::bytea[])`,
 		id, opIDs, cursors, digests)
-	queueState(batch, v)
-	batch.Queue("UPDATE shares SET head = $2, updated_at = greatest(updated_at, $3) WHERE id = $1", id, int64(v.s.Head), ns(v.now))
 }
 
 // queueState queues the state writes of one share's new entries: only

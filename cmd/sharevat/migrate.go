@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sharevat"
+	"sharevat/store/bolt"
+	"sharevat/store/pg"
+)
+
+var migrateCommand = command{
+	name:    "migrate",
+	args:    "--from DIR --to postgres://…",
+	summary: "copy a stopped vat's bbolt vault into an empty PostgreSQL database",
+	long: `Copies the vault of a stopped vat's data directory (--from DIR: its
+sharevat.db and pepper.key) into an empty PostgreSQL database (--to
+postgres://…), so that several vats can serve it (docs/several-vats.md):
+every share, deleted ones included, with its metadata, settings, epoch,
+log (op ids, batch ids, cursors, times, digests), op-id index and state;
+every grant with its verifier, revoked ones too, and the server's admin
+grant; the audit log, keeping its sequence numbers; and the pepper's
+fingerprint. No token changes: every token of the vault redeems on the
+database with the same pepper, and the vat's admin.token stays valid.
+
+Stop the vat first (a directory a running vat holds is refused), then
+start the vats with --store and --pepper-file DIR/pepper.key (or
+SHAREVAT_PEPPER). The database must hold no share and no grant.
+
+Not copied: the op ids of ops already compacted away (their index entries
+are not readable through the store's interface), so a retry of such an op
+after the migration would be applied again; the command names each
+compacted share. Copying back (--from postgres://… --to DIR) is not
+implemented yet.`,
+	setup: func(fs *pflag.FlagSet) runner {
+		var from, to string
+		fs.StringVar(&from, "from", "", "the stopped vat's data directory (required)")
+		fs.StringVar(&to, "to", "", "the PostgreSQL database's URL, postgres://… (required)")
+		return func(ctx context.Context, env *Env) error {
+			sf := storeFlags{store: to}
+			switch {
+			case from == "" || to == "":
+				return usagef("--from DIR and --to postgres://… are both required")
+			case (&storeFlags{store: from}).postgres():
+				return usagef("copying from PostgreSQL back to a data directory is not implemented yet")
+			case !sf.postgres():
+				return usagef("--to must be a postgres:// URL")
+			}
+			return migrate(ctx, env, from, to)
+		}
+	},
+}
+
+// migrate copies the vault of data directory dir into the database dsn.
+func migrate(ctx context.Context, env *Env, dir, dsn string) error {
+	pepper, err := os.ReadFile(filepath.Join(dir, pepperFile))
+	if err != nil {
+		return fmt.Errorf("pepper: %w", err)
+	}
+	src, err := bolt.Open(filepath.Join(dir, dbFile), bolt.Options{LockTimeout: time.Second})
+	if err != nil {
+		if sharevat.ErrorCode(err) == sharevat.EUnavailable {
+			return fmt.Errorf("%w: a running vat holds %s; stop it first", err, dir)
+		}
+		return err
+	}
+	defer src.Close()
+	dst, err := pg.Open(ctx, dsn, pg.Options{})
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer dst.Close()
+	if err := refuseNonEmpty(ctx, dst); err != nil {
+		return err
+	}
+	n, err := copyVault(ctx, env, src, dst)
+	if err != nil {
+		return err
+	}
+	if err := checkPepperFingerprint(ctx, dst, pepper); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "migrated %d shares, %d grants, %d ops, %d audit records to %s\n", n.shares, n.grants, n.ops, n.audit, redactedURL(dsn))
+	return nil
+}
+
+// refuseNonEmpty fails when the destination holds a share or a grant.
+func refuseNonEmpty(ctx context.Context, st sharevat.Store) error {
+	shares, err := st.Shares(ctx)
+	if err != nil {
+		return err
+	}
+	admins, err := st.Grants(ctx, "")
+	if err != nil {
+		return err
+	}
+	if len(shares) > 0 || len(admins) > 0 {
+		return fmt.Errorf("the database already holds a vault (%d shares, %d admin grants): migrate only into an empty one", len(shares), len(admins))
+	}
+	return nil
+}
+
+// copied counts what copyVault wrote.
+type copied struct{ shares, grants, ops, audit int }
+
+// copyVault copies every share, the admin grants and the audit log.
+func copyVault(ctx context.Context, env *Env, src sharevat.Store, dst sharevat.VaultLoader) (copied, error) {
+	var n copied
+	shares, err := src.Shares(ctx)
+	if err != nil {
+		return n, err
+	}
+	for _, s := range shares {
+		c, err := readShare(ctx, src, s)
+		if err != nil {
+			return n, fmt.Errorf("share %s: %w", s.ID, err)
+		}
+		if s.Earliest > 1 {
+			fmt.Fprintf(env.Stderr, "sharevat: share %s was compacted: the op ids of cursors 1..%d are not copied\n", s.ID, s.Earliest-1)
+		}
+		if err := dst.LoadShare(ctx, c); err != nil {
+			return n, fmt.Errorf("share %s: %w", s.ID, err)
+		}
+		n.shares, n.grants, n.ops = n.shares+1, n.grants+len(c.Grants), n.ops+len(c.Log)
+	}
+	admins, err := src.Grants(ctx, "")
+	if err == nil {
+		err = dst.LoadGrants(ctx, admins)
+	}
+	if err != nil {
+		return n, fmt.Errorf("admin grants: %w", err)
+	}
+	n.grants += len(admins)
+	n.audit, err = copyAudit(ctx, src, dst)
+	return n, err
+}
+
+// readShare reads everything of s the store's interface gives: a deleted
+// share has no grants, log or state left to read.
+func readShare(ctx context.Context, src sharevat.Store, s sharevat.Share) (sharevat.ShareCopy, error) {
+	c := sharevat.ShareCopy{Share: s}
+	if s.Deleted {
+		return c, nil
+	}
+	var err error
+	if c.Grants, err = src.Grants(ctx, s.ID); err != nil {
+		return c, err
+	}
+	for after := max(s.Earliest, 1) - 1; after < s.Head; {
+		page, _, err := src.Read(ctx, s.ID, after, 1000)
+		if err != nil {
+			return c, err
+		}
+		if len(page) == 0 {
+			return c, fmt.Errorf("the log ends at %d before its head %d", after, s.Head)
+		}
+		c.Log = append(c.Log, page...)
+		after = page[len(page)-1].Cursor
+	}
+	c.State, _, err = src.Snapshot(ctx, s.ID)
+	return c, err
+}
+
+// copyAudit copies the audit log a page at a time.
+func copyAudit(ctx context.Context, src sharevat.Store, dst sharevat.VaultLoader) (int, error) {
+	n := 0
+	for after := uint64(0); ; {
+		page, err := src.AuditLog(ctx, "", after, 1000)
+		if err != nil || len(page) == 0 {
+			return n, err
+		}
+		if err := dst.LoadAudit(ctx, page); err != nil {
+			return n, fmt.Errorf("audit: %w", err)
+		}
+		n += len(page)
+		after = page[len(page)-1].Seq
+	}
+}
