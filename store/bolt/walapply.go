@@ -7,6 +7,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
+	"sharevat"
 	"sharevat/store/internal/boltutil"
 )
 
@@ -91,11 +92,12 @@ func (db *DB) applyRecords(recs []*walRecord) (last uint64, err error) {
 	err = boltutil.Update(db.bdb, func(tx *bbolt.Tx) error {
 		last = readCheckpoint(tx)
 		cp := last
+		shares := map[sharevat.ShareID]*appliedShare{}
 		for _, r := range recs {
 			if r.lsn <= cp {
 				continue
 			}
-			if err := applyRecord(tx, r); err != nil {
+			if err := applyRecord(tx, shares, r); err != nil {
 				return err
 			}
 			last = r.lsn
@@ -103,29 +105,51 @@ func (db *DB) applyRecords(recs []*walRecord) (last uint64, err error) {
 		if last == cp {
 			return nil
 		}
+		for _, a := range shares {
+			a.s.Head = a.view.head
+			if err := touchShare(tx, &a.s, a.now); err != nil {
+				return err
+			}
+		}
 		return tx.Bucket(bucketMeta).Put(keyCheckpoint, binary.BigEndian.AppendUint64(nil, last))
 	})
 	return last, err
 }
 
+// appliedShare is one share in a transaction of the applier: its
+// record and log view, opened once, and the latest append time.
+type appliedShare struct {
+	s    sharevat.Share
+	view *logView
+	now  time.Time
+}
+
 // applyRecord puts r's entries in its share's log, op-id index and
-// state, and moves its update time: what Append did before the log.
-func applyRecord(tx *bbolt.Tx, r *walRecord) error {
-	s, err := liveShare(tx, r.share)
-	if err != nil {
-		return corruptf("wal record %d: share %q: %v", r.lsn, r.share, err)
-	}
-	view, err := openLogView(tx, &s)
-	if err != nil {
-		return err
+// state: what Append did before the log. The share's update time moves
+// once per transaction (applyRecords).
+func applyRecord(tx *bbolt.Tx, shares map[sharevat.ShareID]*appliedShare, r *walRecord) error {
+	a := shares[r.share]
+	if a == nil {
+		s, err := liveShare(tx, r.share)
+		if err != nil {
+			return corruptf("wal record %d: share %q: %v", r.lsn, r.share, err)
+		}
+		view, err := openLogView(tx, &s)
+		if err != nil {
+			return err
+		}
+		a = &appliedShare{s: s, view: view}
+		shares[r.share] = a
 	}
 	for i := range r.entries {
-		if err := view.Put(&r.entries[i]); err != nil {
+		if err := a.view.Put(&r.entries[i]); err != nil {
 			return badRecord(r.share, r.entries[i].Cursor, err)
 		}
 	}
-	s.Head = view.head
-	return touchShare(tx, &s, r.now)
+	if r.now.After(a.now) {
+		a.now = r.now
+	}
+	return nil
 }
 
 // exclusive runs fn with appends held off and the whole log applied to
@@ -144,6 +168,7 @@ func (db *DB) exclusive(ctx context.Context, op string, fn func() error) error {
 	if err := db.flushLocked(); err != nil {
 		return db.wrap(op, err)
 	}
+	defer clear(w.shares) // fn may change an epoch, a deletion, a compaction
 	return fn()
 }
 

@@ -41,10 +41,11 @@ var keyCheckpoint = []byte("wal")
 // serialises applying records to the data file. The overlay's own lock
 // is innermost.
 type walState struct {
-	dir   string
-	log   *wal.Log
-	ov    *overlay
-	order sync.Mutex
+	dir    string
+	log    *wal.Log
+	ov     *overlay
+	order  sync.Mutex
+	shares map[sharevat.ShareID]sharevat.Share // the decider's cache (walState.share); under order
 
 	applyMu    sync.Mutex
 	applyBytes int64
@@ -92,7 +93,7 @@ func (db *DB) openWAL() error {
 	if err != nil {
 		return walDamaged(dir, err)
 	}
-	w := &walState{dir: dir, log: log, ov: newOverlay(), applyBytes: db.opts.ApplyBytes, applyEvery: db.opts.ApplyEvery,
+	w := &walState{dir: dir, log: log, ov: newOverlay(), shares: map[sharevat.ShareID]sharevat.Share{}, applyBytes: db.opts.ApplyBytes, applyEvery: db.opts.ApplyEvery,
 		logger: db.opts.Logger.Error, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	db.wal = w
 	if err := db.replay(recs); err != nil {
