@@ -1,12 +1,12 @@
 package client
 
 import (
-	"errors"
 	"strings"
 
 	"capnproto.org/go/capnp/v3/exc"
 
 	"sharevat"
+	"sharevat/wire"
 )
 
 // IsPermanent reports whether err will not go away by retrying: the token
@@ -27,42 +27,17 @@ func fromWire(err error) error {
 	if err == nil {
 		return nil
 	}
-	e := innermost(err)
+	de, e := wire.ServerError(err)
 	if e == nil {
 		return err
 	}
-	if de := sharevat.ParseError(reason(e)); de != nil {
+	if de != nil {
 		return de
 	}
 	if e.Type == exc.Disconnected {
 		return sharevat.Errorf(sharevat.EUnavailable, "connection lost: %s", e.Cause.Error())
 	}
 	return err
-}
-
-// reason returns the text the server sent: go-capnp wraps it with the
-// method name ("schema.capnp:Iface.method: reason"), so take the error at
-// the bottom of the chain.
-func reason(e *exc.Exception) string {
-	err := e.Cause
-	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
-		err = next
-	}
-	return err.Error()
-}
-
-// innermost returns the deepest Cap'n Proto exception in err's chain: the
-// one carrying the reason the server sent (go-capnp wraps it in another
-// exception annotated with the method name).
-func innermost(err error) *exc.Exception {
-	var found *exc.Exception
-	for {
-		var e *exc.Exception
-		if !errors.As(err, &e) {
-			return found
-		}
-		found, err = e, e.Cause
-	}
 }
 
 // isNullClient reports go-capnp's rare "call on null client" on a first

@@ -10,6 +10,7 @@ import (
 
 	"sharevat"
 	"sharevat/capnweb"
+	"sharevat/wire"
 )
 
 // webError turns the error of a call into what the peer sees: an Error
@@ -37,8 +38,8 @@ func domainError(err error) *sharevat.Error {
 	if errors.As(err, &de) {
 		return de
 	}
-	if e := innermost(err); e != nil {
-		if de := sharevat.ParseError(reason(e)); de != nil {
+	if de, e := wire.ServerError(err); e != nil {
+		if de != nil {
 			return de
 		}
 		if e.Type == exc.Disconnected {
@@ -49,32 +50,6 @@ func domainError(err error) *sharevat.Error {
 		return sharevat.Errorf(sharevat.EUnavailable, "call cancelled")
 	}
 	return sharevat.ErrInternal
-}
-
-// innermost returns the deepest Cap'n Proto exception in err's chain,
-// the one carrying the reason the vat gave.
-func innermost(err error) *exc.Exception {
-	var found *exc.Exception
-	for {
-		var e *exc.Exception
-		if !errors.As(err, &e) {
-			return found
-		}
-		found, err = e, e.Cause
-	}
-}
-
-// reason is the text at the bottom of an exception's cause chain: the
-// vat's "code: message", without go-capnp's method annotation.
-func reason(e *exc.Exception) string {
-	err := e.Cause
-	if err == nil {
-		return ""
-	}
-	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
-		err = next
-	}
-	return err.Error()
 }
 
 // notFunction is capnweb's answer to a call of a method the object does
