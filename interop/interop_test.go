@@ -18,13 +18,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -150,7 +147,7 @@ func runForeignClient(t *testing.T, prefix string, newCmd func(context.Context, 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 
-	srv := startServer(t, buildServer(t))
+	srv := proctest.StartServe(t, server.Binary(t))
 	adminToken, err := os.ReadFile(filepath.Join(srv.Data, "admin.token"))
 	require.NoError(t, err)
 
@@ -225,61 +222,13 @@ func runForeignClient(t *testing.T, prefix string, newCmd func(context.Context, 
 	require.Equal(t, prefix+"-ses", ents[0].Key)
 }
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-	buildDir  string
-)
+// server is the sharevat binary the tests share, built with the race
+// detector so the server is checked for races under these clients.
+var server = proctest.Once{PkgDir: filepath.Join("..", "cmd", "sharevat"), Race: true}
 
-// TestMain removes the server binary shared by the tests.
+// TestMain removes the shared server binary.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	server.Cleanup()
 	os.Exit(code)
-}
-
-// buildServer builds the sharevat binary once per test binary, with the
-// race detector, so the server is checked for races under foreign clients.
-func buildServer(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		builtBin, buildDir, buildErr = proctest.Build(filepath.Join("..", "cmd", "sharevat"), true)
-	})
-	require.NoError(t, buildErr)
-	return builtBin
-}
-
-// startServer runs `sharevat serve` on a free loopback port with a fresh
-// data directory, waits until it says where it serves, and at cleanup stops
-// it and fails the test if it reported a data race.
-func startServer(t *testing.T, bin string) *proctest.Server {
-	t.Helper()
-	s, err := proctest.Start(t, bin, []string{"GORACE=atexit_sleep_ms=0 exitcode=66"},
-		"serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
-	if err != nil {
-		// A server that exited before serving is checked for a race too.
-		t.Cleanup(func() { checkRace(t, s) })
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = s.Cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.Done():
-		case <-time.After(20 * time.Second):
-			s.Kill()
-		}
-		checkRace(t, s)
-	})
-	return s
-}
-
-// checkRace fails the test if the exited server reported a data race.
-func checkRace(t *testing.T, s *proctest.Server) {
-	var ee *exec.ExitError
-	if (errors.As(s.Err(), &ee) && ee.ExitCode() == 66) || strings.Contains(s.Log.String(), "WARNING: DATA RACE") {
-		t.Errorf("the server reported a data race:\n%s", s.Log)
-	}
 }

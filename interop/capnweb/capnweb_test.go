@@ -14,14 +14,11 @@ package capnwebinterop_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,8 +62,8 @@ func TestNodeSuite(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 
-	bin := buildServer(t)
-	srv := startServer(t, bin)
+	bin := server.Binary(t)
+	srv := proctest.StartServe(t, bin)
 	base := strings.TrimSuffix(srv.URL, "/rpc")
 	require.NotEqual(t, base, srv.URL, "the server's URL %q does not end in /rpc", srv.URL)
 
@@ -111,60 +108,13 @@ func todos(tap []byte) string {
 	return b.String()
 }
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-	buildDir  string
-)
+// server is the sharevat binary the tests share, built with the race
+// detector so the server is checked for races under these clients.
+var server = proctest.Once{PkgDir: filepath.Join("..", "..", "cmd", "sharevat"), Race: true}
 
-// TestMain removes the server binary shared by the tests.
+// TestMain removes the shared server binary.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	server.Cleanup()
 	os.Exit(code)
-}
-
-// buildServer builds the sharevat binary once per test binary, with the
-// race detector, so the server is checked for races under capnweb.
-func buildServer(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		builtBin, buildDir, buildErr = proctest.Build(filepath.Join("..", "..", "cmd", "sharevat"), true)
-	})
-	require.NoError(t, buildErr)
-	return builtBin
-}
-
-// startServer runs `sharevat serve` on a free loopback port with a fresh
-// data directory, waits until it says where it serves, and at cleanup
-// stops it and fails the test if it reported a data race.
-func startServer(t *testing.T, bin string) *proctest.Server {
-	t.Helper()
-	s, err := proctest.Start(t, bin, []string{"GORACE=atexit_sleep_ms=0 exitcode=66"},
-		"serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
-	if err != nil {
-		t.Cleanup(func() { checkRace(t, s) })
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = s.Cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.Done():
-		case <-time.After(20 * time.Second):
-			s.Kill()
-		}
-		checkRace(t, s)
-	})
-	return s
-}
-
-// checkRace fails the test if the exited server reported a data race.
-func checkRace(t *testing.T, s *proctest.Server) {
-	var ee *exec.ExitError
-	if (errors.As(s.Err(), &ee) && ee.ExitCode() == 66) || strings.Contains(s.Log.String(), "WARNING: DATA RACE") {
-		t.Errorf("the server reported a data race:\n%s", s.Log)
-	}
 }
