@@ -44,18 +44,12 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.wg.Done()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.BatchLimit))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			h.limit("read-limit")
-			http.Error(w, "capnweb: batch over "+strconv.FormatInt(h.o.BatchLimit, 10)+" bytes", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "capnweb: reading the batch failed", http.StatusBadRequest)
-		return
+	meter := &budget{limit: h.o.ConnMemory, pool: h.o.Pool}
+	defer meter.close()
+	body, status, text := h.readBatch(w, r, meter)
+	if status == http.StatusOK {
+		status, text = h.runBatch(r, body, meter)
 	}
-	status, text := h.runBatch(r, body)
 	if status != http.StatusOK {
 		http.Error(w, text, status)
 		return
@@ -70,10 +64,38 @@ func (h *Handler) limit(name string) {
 	}
 }
 
+// readBatch reads the request body, at most BatchLimit bytes, charging
+// them to meter (and so to the server's Pool) as they arrive: many large
+// batches at once cannot hold more than the budget. It answers the body,
+// or the status and text to refuse it with.
+func (h *Handler) readBatch(w http.ResponseWriter, r *http.Request, meter *budget) ([]byte, int, string) {
+	src := http.MaxBytesReader(w, r.Body, h.o.BatchLimit)
+	var body []byte
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(chunk)
+		if n > 0 {
+			if meter.Charge(int64(n)) != nil {
+				h.limit("memory")
+				return nil, http.StatusServiceUnavailable, "capnweb: server memory budget exhausted; try again later"
+			}
+			body = append(body, chunk[:n]...)
+		}
+		var tooBig *http.MaxBytesError
+		switch {
+		case err == io.EOF:
+			return body, http.StatusOK, ""
+		case errors.As(err, &tooBig):
+			h.limit("read-limit")
+			return nil, http.StatusRequestEntityTooLarge, "capnweb: batch over " + strconv.FormatInt(h.o.BatchLimit, 10) + " bytes"
+		case err != nil:
+			return nil, http.StatusBadRequest, "capnweb: reading the batch failed"
+		}
+	}
+}
+
 // runBatch evaluates the batch and returns the status and body to send.
-func (h *Handler) runBatch(r *http.Request, body []byte) (int, string) {
-	meter := &budget{limit: h.o.ConnMemory, pool: h.o.Pool}
-	defer meter.close()
+func (h *Handler) runBatch(r *http.Request, body []byte, meter *budget) (int, string) {
 	out := &batchOut{}
 	peer := peerOf(r)
 	peer.Meter = meter

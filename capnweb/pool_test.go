@@ -1,6 +1,8 @@
 package capnweb_test
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -59,4 +61,37 @@ func TestPoolBoundsEverySession(t *testing.T) {
 	}
 	good.Close()
 	eventually(t, "the pool is empty once the sessions ended", func() bool { return pool.held() == 0 })
+}
+
+// TestPoolBoundsBatches: an HTTP batch's body is counted against the
+// Pool as it is read, so many large batches at once cannot hold more
+// than the budget: one the pool cannot hold is refused with 503 and
+// limit "memory", a small one is served, and the pool is empty after.
+func TestPoolBoundsBatches(t *testing.T) {
+	pool := &countPool{limit: 256 << 10}
+	s := mustServe(t, capnweb.Options{ReadLimit: 1 << 20, Pool: pool})
+	big := `["push",["pipeline",0,["first"],["` + strings.Repeat("x", 300<<10) + `"]]]`
+	resp, err := http.Post(s.URL, "text/plain", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a batch over the pool: %d, want 503", resp.StatusCode)
+	}
+	if got := <-s.limits; got != "memory" {
+		t.Errorf("OnLimit(%q), want memory", got)
+	}
+	resp, err = http.Post(s.URL, "text/plain", strings.NewReader(`["push",["pipeline",0,["first"],["ok"]]]`+"\n"+`["pull",1]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"ok"`) {
+		t.Errorf("a small batch: %d %s", resp.StatusCode, body)
+	}
+	if n := pool.held(); n != 0 {
+		t.Errorf("the pool holds %d bytes after the batches", n)
+	}
 }

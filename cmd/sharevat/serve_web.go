@@ -38,14 +38,13 @@ func newWebHandler(v *vat.Vat, f *serveFlags, rpcH *rpc.Handler, m *metrics, log
 	})
 }
 
-// admitted counts every Cap'n Web WebSocket against the /rpc handler's
-// connection limits (--max-conns, --max-conns-per-ip): one limit for the
-// connections of both doors. An HTTP batch lives for one request and is
-// not counted.
+// admitted counts every Cap'n Web session, a WebSocket or an HTTP batch
+// while it runs, against the /rpc handler's connection limits
+// (--max-conns, --max-conns-per-ip): one limit for both doors.
 func admitted(rpcH *rpc.Handler, web http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			web.ServeHTTP(w, r)
+		if r.Method != http.MethodGet && r.Method != http.MethodPost {
+			web.ServeHTTP(w, r) // 405
 			return
 		}
 		done, refusal := rpcH.Admit(r)

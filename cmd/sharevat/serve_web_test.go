@@ -49,8 +49,9 @@ func TestServeCapnWebDoor(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 }
 
-// TestServeCapnWebCountsConnections: a Cap'n Web WebSocket counts against
-// --max-conns-per-ip like an /rpc one: one limit for both doors.
+// TestServeCapnWebCountsConnections: a Cap'n Web WebSocket (or HTTP
+// batch) counts against --max-conns-per-ip like an /rpc connection: one
+// limit for both doors.
 func TestServeCapnWebCountsConnections(t *testing.T) {
 	s := startServer(t, t.TempDir(), "--max-conns-per-ip", "1")
 	ws, _, err := websocket.DefaultDialer.Dial(webURL(s.URL), nil)
@@ -63,6 +64,11 @@ func TestServeCapnWebCountsConnections(t *testing.T) {
 	_, resp, err = websocket.DefaultDialer.Dial(webURL(s.URL), nil)
 	require.Error(t, err)
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	batch := "http" + strings.TrimPrefix(webURL(s.URL), "ws")
+	resp, err = http.Post(batch, "text/plain", strings.NewReader(`["push",["pipeline",0,["ping"],[]]]`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "an HTTP batch counts too")
 
 	ws.Close()
 	require.Eventually(t, func() bool {
