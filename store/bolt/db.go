@@ -62,6 +62,13 @@ type Options struct {
 	// DefaultApplyEvery.
 	ApplyBytes int64
 	ApplyEvery time.Duration
+	// MaxPendingBytes bounds the log not yet in the data file; 0 means
+	// DefaultMaxPendingBytes. Past it, appends wait for the applier (up
+	// to 10 s), or are refused with EUnavailable at once if its last
+	// attempt failed (a full disk): the overlay, which holds that log in
+	// memory, never grows past the bound by more than one group, and a
+	// restart never replays more.
+	MaxPendingBytes int64
 	// Logger receives what a caller may not see: the share and cursor of
 	// a record that failed its integrity check, a panic on a damaged
 	// page, the OS error behind a full disk. Never op contents or
@@ -98,6 +105,9 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	if opts.ApplyEvery <= 0 {
 		opts.ApplyEvery = DefaultApplyEvery
+	}
+	if opts.MaxPendingBytes <= 0 {
+		opts.MaxPendingBytes = DefaultMaxPendingBytes
 	}
 	bdb, err := boltutil.Open(path, "data", boltOptions(opts))
 	if errors.Is(err, berrors.ErrTimeout) {
@@ -175,14 +185,14 @@ func initBuckets(tx *bbolt.Tx) error {
 func (db *DB) Path() string { return db.path }
 
 // Size returns how many bytes of the data file hold pages, free ones
-// included (the file itself may be longer: bbolt grows it ahead), once
-// the write-ahead log is applied to it (Size applies it first). It
-// grows with the data stored and never shrinks. 0 after Close.
+// included (the file itself may be longer: bbolt grows it ahead). It
+// does not wait for the write-ahead log: what the log holds and the data
+// file does not yet (at most Options.MaxPendingBytes, usually a few MiB)
+// is not counted. It grows with the data stored and never shrinks. 0
+// after Close.
 func (db *DB) Size() int64 {
 	var n int64
-	_ = db.exclusive(context.Background(), "size", func() error {
-		return db.bdb.View(func(tx *bbolt.Tx) error { n = tx.Size(); return nil })
-	})
+	_ = db.bdb.View(func(tx *bbolt.Tx) error { n = tx.Size(); return nil })
 	return n
 }
 

@@ -181,7 +181,8 @@ func (f *forkCopy) copyEntries(from, at sharevat.Cursor) error {
 // Children lists the live shares forked from parent, oldest first.
 // Errors: ENotFound if parent does not exist or is deleted.
 func (db *DB) Children(ctx context.Context, parent sharevat.ShareID) (out []sharevat.Share, err error) {
-	err = db.viewFlushed(ctx, "children", func(tx *bbolt.Tx) error {
+	tails := db.tailHeads() // before the transaction: see overlay
+	err = db.view(ctx, "children", func(tx *bbolt.Tx) error {
 		if _, err := liveShare(tx, parent); err != nil {
 			return err
 		}
@@ -191,6 +192,7 @@ func (db *DB) Children(ctx context.Context, parent sharevat.ShareID) (out []shar
 				return fmt.Errorf("share_children index: %w", err)
 			}
 			if !s.Deleted {
+				tails[s.ID].overShare(&s)
 				out = append(out, s)
 			}
 			return nil

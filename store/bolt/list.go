@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -18,7 +17,8 @@ const pageTokenVersion = 1
 // first, then by id, and the next page's token ("" on the last page).
 // It walks share_updated from the token's position, reading each share's
 // record to apply the filter: a selective filter reads past the shares it
-// skips. A page token is base64url of version (1) ‖ the share_updated
+// skips. Appends still only in the write-ahead log count as applied
+// (listMerge): a listing never waits for the log. A page token is base64url of version (1) ‖ the share_updated
 // key of the last share of the page before; the next page starts after
 // that key, so it stays valid whatever changes meanwhile.
 // Errors: EInvalid for a negative limit, an unknown status, or a token
@@ -32,8 +32,13 @@ func (db *DB) ListShares(ctx context.Context, f sharevat.ListFilter) (out []shar
 	if err != nil {
 		return nil, "", err
 	}
-	err = db.viewFlushed(ctx, "list shares", func(tx *bbolt.Tx) error {
-		out, next, err = listPage(tx, &f, after, limit)
+	tails := db.tailHeads()
+	err = db.view(ctx, "list shares", func(tx *bbolt.Tx) error {
+		m, err := newListMerge(tx, tails)
+		if err != nil {
+			return err
+		}
+		out, next, err = listPage(newMergedCursor(tx, m, after), &f, limit)
 		return err
 	})
 	if err != nil {
@@ -55,24 +60,17 @@ func listLimit(f sharevat.ListFilter) (int, error) {
 	return min(f.Limit, sharevat.MaxListLimit), nil
 }
 
-// listPage collects up to limit matching shares after the key after,
-// and the token of the next page if one more share matches.
-func listPage(tx *bbolt.Tx, f *sharevat.ListFilter, after []byte, limit int) (out []sharevat.Share, next string, err error) {
-	c := tx.Bucket(bucketShareUpdated).Cursor()
-	k, _ := c.First()
-	if after != nil {
-		if k, _ = c.Seek(after); k != nil && bytes.Equal(k, after) {
-			k, _ = c.Next()
-		}
-	}
+// listPage collects up to limit matching shares from c, and the token
+// of the next page if one more share matches.
+func listPage(c *mergedCursor, f *sharevat.ListFilter, limit int) (out []sharevat.Share, next string, err error) {
 	var last []byte
-	for ; k != nil; k, _ = c.Next() {
-		if len(k) < 8 {
-			return nil, "", corruptf("share_updated key of %d bytes", len(k))
-		}
-		s, err := getShare(tx, sharevat.ShareID(k[8:]))
+	for {
+		s, k, ok, err := c.next()
 		if err != nil {
 			return nil, "", fmt.Errorf("share_updated index: %w", err)
+		}
+		if !ok {
+			return out, "", nil
 		}
 		if !matches(f, &s) {
 			continue
@@ -82,7 +80,6 @@ func listPage(tx *bbolt.Tx, f *sharevat.ListFilter, after []byte, limit int) (ou
 		}
 		out, last = append(out, s), k
 	}
-	return out, "", nil
 }
 
 // matches reports whether s passes every set field of f.

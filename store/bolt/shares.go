@@ -111,8 +111,14 @@ func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 // that changes the status sets Meta.StatusAt to now. Errors: ENotFound
 // (also for a deleted share), and the EInvalid or ETooLarge of
 // MetaPatch.Apply.
+//
+// It does not wait for the write-ahead log: a patch touches only the
+// share record and its indexes, which the log's records never hold (the
+// applier re-reads the record and only moves the update time forward),
+// and the returned share has the log's acknowledged appends laid over it.
 func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch sharevat.MetaPatch, now time.Time) (s sharevat.Share, err error) {
-	err = db.updateFlushed(ctx, "update meta", func(tx *bbolt.Tx) error {
+	tv := db.tailView(id, false)
+	err = db.update(ctx, "update meta", func(tx *bbolt.Tx) error {
 		if s, err = liveShare(tx, id); err != nil {
 			return err
 		}
@@ -123,7 +129,11 @@ func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch shareva
 		if s.Meta.Status != old.Meta.Status {
 			s.Meta.StatusAt = now
 		}
-		return putShare(tx, &old, &s)
+		if err := putShare(tx, &old, &s); err != nil {
+			return err
+		}
+		tv.overShare(&s)
+		return nil
 	})
 	return resultOrZero(s, err)
 }

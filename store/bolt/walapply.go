@@ -14,10 +14,7 @@ import (
 // kickIfDue wakes the applier when enough log is pending.
 func (w *walState) kickIfDue() {
 	if _, bytes := w.ov.size(); bytes >= w.applyBytes {
-		select {
-		case w.kick <- struct{}{}:
-		default:
-		}
+		w.kickNow()
 	}
 }
 
@@ -38,7 +35,9 @@ func (db *DB) applyLoop() {
 		case <-tick.C:
 		}
 		for n, _ := w.ov.size(); n > 0; n, _ = w.ov.size() {
-			if err := db.applyOnce(); err != nil {
+			err := db.applyOnce()
+			w.notice.ended(err)
+			if err != nil {
 				w.logger("store: applying the write-ahead log to the data file failed; retrying", "err", err)
 				break
 			}
@@ -55,6 +54,14 @@ func (db *DB) applyLoop() {
 // overlay (under the order lock) and releases the log's segments.
 func (db *DB) applyOnce() error {
 	w := db.wal
+	w.applyMu.Lock()
+	fault := w.applyFault
+	w.applyMu.Unlock()
+	if fault != nil {
+		if err := fault(); err != nil {
+			return err
+		}
+	}
 	last, err := db.applyRecords(w.ov.pending(maxApplyBytes))
 	if err != nil {
 		return err

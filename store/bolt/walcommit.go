@@ -19,6 +19,10 @@ import (
 // an earlier call staged.
 func (db *DB) walCommitGroup(group []*appendCall) {
 	w := db.wal
+	if err := w.admit(); err != nil {
+		setGroupErr(group, err)
+		return
+	}
 	w.order.Lock()
 	defer w.order.Unlock()
 	start := time.Now()

@@ -50,6 +50,9 @@ type walState struct {
 	applyMu    sync.Mutex
 	applyBytes int64
 	applyEvery time.Duration
+	maxPending int64
+	notice     *applyNotice
+	applyFault func() error // tests: fails the applier's attempts
 	logger     func(msg string, args ...any)
 
 	kick     chan struct{}
@@ -94,7 +97,7 @@ func (db *DB) openWAL() error {
 		return walDamaged(dir, err)
 	}
 	w := &walState{dir: dir, log: log, ov: newOverlay(), shares: map[sharevat.ShareID]sharevat.Share{}, applyBytes: db.opts.ApplyBytes, applyEvery: db.opts.ApplyEvery,
-		logger: db.opts.Logger.Error, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		maxPending: db.opts.MaxPendingBytes, notice: newApplyNotice(), logger: db.opts.Logger.Error, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	db.wal = w
 	if err := db.replay(recs); err != nil {
 		_ = log.Close()
