@@ -94,12 +94,14 @@ func (st *Store) commitGroup(group []*appendCall) {
 	}
 	if err == nil || len(group) == 1 {
 		setGroupErr(group, err)
+		st.notices.committed(group)
 		return
 	}
 	for _, call := range group {
 		one := []*appendCall{call}
 		setGroupErr(one, st.update(ctx, "append", func(tx pgx.Tx) error { return applyGroup(ctx, tx, one) }))
 	}
+	st.notices.committed(group)
 }
 
 // groupOps counts the ops a group carried.

@@ -23,6 +23,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	opts    Options
 	commits committer
+	notices *notifier // append notices (notice.go)
 	closed  atomic.Bool
 }
 
@@ -67,6 +68,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	st.startNotifier()
 	return st, nil
 }
 
@@ -77,6 +79,9 @@ func (st *Store) PoolStat() *pgxpool.Stat { return st.pool.Stat() }
 // method called after it fails with EUnavailable.
 func (st *Store) Close() error {
 	if st.closed.CompareAndSwap(false, true) {
+		ctx, cancel := context.WithTimeout(context.Background(), noticeTimeout)
+		st.notices.stop(ctx)
+		cancel()
 		st.pool.Close()
 	}
 	return nil

@@ -83,6 +83,18 @@
 //	audit   seq (identity) → at, action, share_id, grant_id, parent,
 //	        scope, epoch, peer, result; indexed by (share_id, seq).
 //
+// Schema 2 adds the change notices (listen.go, WatchChanges): triggers
+// call pg_notify on the channel sharevat_changes when a grant is revoked
+// and when a share's epoch, deletion or settings change, so the notice
+// is delivered when, and only if, its transaction commits. Schema 4 takes
+// the append notice (a share's new head) out of the trigger: the
+// appending Store sends it right after the commit, coalesced per share,
+// from one goroutine (notice.go), because PostgreSQL serializes the
+// commits of notifying transactions, WAL flush included. Schema 3 adds
+//
+//	vault   name → value: what every vat must agree on, written once
+//	        (Claim): the pepper's fingerprint.
+//
 // Every string is bytea (a Go string may hold any bytes, which text
 // refuses), every time bigint Unix nanoseconds (0 for the zero time),
 // every uint64 its int64 bits. Delete removes a share's log, ops, state
