@@ -5,10 +5,13 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -107,7 +110,11 @@ func (s *servedStore) pepper(ctx context.Context, f *serveFlags, getenv func(str
 	}
 	p, err := envPepper(getenv)
 	if p == nil && err == nil {
-		p, err = loadOrCreatePepper(ctx, f.stores.pepperPath(f.data), s)
+		path := f.stores.pepperPath(f.data)
+		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) && refuseIfGranted(ctx, s, path) != nil {
+			return nil, fmt.Errorf("the pepper file %s is missing and the database already holds grants: give this vat the pepper of the vats already on the database (copy their pepper.key, or set --pepper-file or %s)", path, pepperEnv)
+		}
+		p, err = loadOrCreatePepper(ctx, path, s)
 	}
 	if err != nil {
 		return nil, err
