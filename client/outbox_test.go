@@ -224,7 +224,9 @@ func TestOutboxOpsOverTheBatchSize(t *testing.T) {
 	tv := mustServeOutboxVat(t)
 	token := tv.mustCreate(t)
 	o := mustOutbox(t, client.OutboxOptions{MaxBatchBytes: 100})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// 11 MiB of bodies through the outbox file and the checks, under the
+	// race detector: ~15 s on a loaded CI machine, so a generous bound.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	body := func(n int) []byte { return []byte(`"` + strings.Repeat("x", n-2) + `"`) }
 	ops := []sharevat.Op{
