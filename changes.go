@@ -55,4 +55,10 @@ type ChangeFeed interface {
 	// other processes' changes. fn must not block for long: changes
 	// queue behind it.
 	WatchChanges(ctx context.Context, fn func(Change)) error
+	// Heads returns the heads of the shares named (an unknown or deleted
+	// one is left out): the vat's safety net compares them with the heads
+	// it was told of, so a lost append notice delays ops, never loses
+	// them, at the cost of one query per round whatever the number of
+	// subscriptions.
+	Heads(ctx context.Context, ids []ShareID) (map[ShareID]Cursor, error)
 }

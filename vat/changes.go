@@ -8,11 +8,11 @@ import (
 	"sharevat"
 )
 
-// wakeEvery is the safety net of subscriptions on a shared store: every
-// subscription on this vat reads the store from its own cursor at least
-// this often, so that an append whose notice never arrived is delayed,
-// never lost.
-const wakeEvery = 5 * time.Second
+// checkEvery is the safety net of subscriptions on a shared store: this
+// often the vat reads the heads of the shares it has subscriptions to
+// (one query) and wakes those whose head moved past what it was told, so
+// that an append whose notice never arrived is delayed, never lost.
+const checkEvery = 5 * time.Second
 
 // changeFollower keeps the vat in step with a store other vats write too
 // (sharevat.ChangeFeed, docs/several-vats.md): it ends the live
@@ -48,13 +48,13 @@ func (v *Vat) startChanges() {
 // followChanges runs the feed and the safety-net ticker until ctx ends.
 func (v *Vat) followChanges(ctx context.Context) {
 	defer close(v.changes.done)
-	tick := time.NewTicker(wakeEvery)
+	tick := time.NewTicker(checkEvery)
 	defer tick.Stop()
 	go func() {
 		for {
 			select {
 			case <-tick.C:
-				v.hub.wakeAll()
+				v.checkHeads(ctx)
 			case <-ctx.Done():
 				return
 			}
@@ -243,6 +243,35 @@ func (r *registry) cachedShares() []sharevat.ShareID {
 		out = append(out, id)
 	}
 	return out
+}
+
+// checkHeads publishes the stored heads of the shares with
+// subscriptions: those past what the vat was told wake their
+// subscriptions.
+func (v *Vat) checkHeads(ctx context.Context) {
+	ids := v.hub.topicIDs()
+	if len(ids) == 0 {
+		return
+	}
+	heads, err := v.changes.feed.Heads(ctx, ids)
+	if err != nil {
+		v.log.Warn("reading the heads of subscribed shares failed", "err", err)
+		return
+	}
+	for id, head := range heads {
+		v.hub.publish(id, head)
+	}
+}
+
+// topicIDs lists the shares with subscriptions.
+func (h *hub) topicIDs() []sharevat.ShareID {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ids := make([]sharevat.ShareID, 0, len(h.topics))
+	for id := range h.topics {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // wakeAll wakes every subscription, to read the store from its cursor.

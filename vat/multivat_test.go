@@ -19,6 +19,7 @@ import (
 	"sharevat/internal/vattest"
 	"sharevat/rpc"
 	"sharevat/schema"
+	"sharevat/store/apply"
 	"sharevat/store/pg"
 	"sharevat/sturdyref"
 	"sharevat/vat"
@@ -163,4 +164,30 @@ func dropListeners(t *testing.T, dsn string) {
 	require.NoError(t, conn.QueryRow(bg, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 		WHERE query LIKE 'LISTEN%' AND datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n))
 	require.Positive(t, n, "a listener was running")
+}
+
+// TestMultiVatLostNotice: an op committed without any notice (written
+// straight into the database, as if the appending vat died between its
+// commit and its notice) still reaches a subscription on vat B, by the
+// vat's periodic check of the heads, within its period.
+func TestMultiVatLostNotice(t *testing.T) {
+	vats, dsn := mustPGVats(t, 1)
+	owner := vats[0].MustCreate(t, "lost notice")
+	a := vats[0].MustRestore(t, owner)
+	appendN(t, a, "a", 1, 1, `{}`)
+	_, got := subscribeAs(t, vats[0], owner)
+	got.waitFor(t, 1)
+	conn, err := pgx.Connect(bg, dsn)
+	require.NoError(t, err)
+	defer conn.Close(bg)
+	d := apply.Digest(&sharevat.Op{Kind: "event", Body: []byte(`{}`)})
+	start := time.Now()
+	_, err = conn.Exec(bg, `WITH s AS (SELECT id FROM shares WHERE title = 'lost notice'),
+		l AS (INSERT INTO log SELECT id, 2, 'silent', 'silent', 0, 'event', '', '{}', false, $1, $2 FROM s),
+		o AS (INSERT INTO ops SELECT id, 'silent', 2, $2 FROM s)
+		UPDATE shares SET head = 2 FROM s WHERE shares.id = s.id`, time.Now().UnixNano(), d[:])
+	require.NoError(t, err)
+	got.waitFor(t, 2)
+	t.Logf("an op committed without a notice reached the subscription after %v", time.Since(start))
+	assert.Equal(t, dense(0, 2), got.got())
 }

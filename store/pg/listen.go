@@ -138,3 +138,26 @@ func parseNotice(p string) (sharevat.Change, error) {
 	}
 	return c, nil
 }
+
+// Heads implements sharevat.ChangeFeed: one query for every share named.
+func (st *Store) Heads(ctx context.Context, ids []sharevat.ShareID) (map[sharevat.ShareID]sharevat.Cursor, error) {
+	keys := make([][]byte, len(ids))
+	for i, id := range ids {
+		keys[i] = b(id)
+	}
+	out := make(map[sharevat.ShareID]sharevat.Cursor, len(ids))
+	err := st.view(ctx, "heads", func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT id, head FROM shares WHERE id = ANY($1) AND NOT deleted", keys)
+		if err != nil {
+			return err
+		}
+		var id []byte
+		var head int64
+		_, err = pgx.ForEachRow(rows, []any{&id, &head}, func() error {
+			out[sharevat.ShareID(id)] = sharevat.Cursor(uint64(head))
+			return nil
+		})
+		return err
+	})
+	return out, err
+}

@@ -66,6 +66,9 @@ func TestWatchChanges(t *testing.T) {
 	assert.Equal(t, sharevat.ShareID("s"), c.Share)
 	assert.Equal(t, sharevat.Cursor(3), c.Head)
 	assert.WithinDuration(t, time.Now(), c.At, 5*time.Second)
+	heads, err := b.Heads(t.Context(), []sharevat.ShareID{"s", "nope"})
+	require.NoError(t, err)
+	assert.Equal(t, map[sharevat.ShareID]sharevat.Cursor{"s": 3}, heads, "Heads: the heads of the shares that exist")
 
 	require.NoError(t, a.RevokeGrants(t.Context(), []sharevat.GrantID{"s-owner"}, time.Now()))
 	assert.Equal(t, sharevat.GrantID("s-owner"), next(t, ch, sharevat.ChangeRevoked).Grant)
