@@ -30,10 +30,22 @@ func (b *batchOut) close(int, string, []byte) {
 	b.mu.Unlock()
 }
 
-func (b *batchOut) body() []byte {
+// writeTo writes the messages separated by newlines, each straight from
+// its frame: no copy of the whole answer, which the session's budget has
+// counted once, is made.
+func (b *batchOut) writeTo(w io.Writer) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return bytes.Join(b.frames, []byte("\n"))
+	for i, f := range b.frames {
+		if i > 0 {
+			if _, err := w.Write([]byte("\n")); err != nil {
+				return
+			}
+		}
+		if _, err := w.Write(f); err != nil {
+			return
+		}
+	}
 }
 
 // serveBatch runs one HTTP batch: the body's messages are evaluated as
@@ -47,15 +59,16 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request) {
 	meter := &budget{limit: h.o.ConnMemory, pool: h.o.Pool}
 	defer meter.close()
 	body, status, text := h.readBatch(w, r, meter)
+	out := &batchOut{}
 	if status == http.StatusOK {
-		status, text = h.runBatch(r, body, meter)
+		status, text = h.runBatch(r, body, meter, out)
 	}
 	if status != http.StatusOK {
 		http.Error(w, text, status)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte(text))
+	out.writeTo(w)
 }
 
 func (h *Handler) limit(name string) {
@@ -94,9 +107,9 @@ func (h *Handler) readBatch(w http.ResponseWriter, r *http.Request, meter *budge
 	}
 }
 
-// runBatch evaluates the batch and returns the status and body to send.
-func (h *Handler) runBatch(r *http.Request, body []byte, meter *budget) (int, string) {
-	out := &batchOut{}
+// runBatch evaluates the batch into out and returns the status (and for
+// an error, the text) to send.
+func (h *Handler) runBatch(r *http.Request, body []byte, meter *budget, out *batchOut) (int, string) {
 	peer := peerOf(r)
 	peer.Meter = meter
 	s := newSession(h.o, out, meter, h.main(peer), true)
@@ -110,7 +123,7 @@ func (h *Handler) runBatch(r *http.Request, body []byte, meter *budget) (int, st
 			h.limit("read-limit")
 			return http.StatusRequestEntityTooLarge, "capnweb: message over " + strconv.FormatInt(h.o.ReadLimit, 10) + " bytes"
 		}
-		s.handle(line)
+		s.handleCharged(line, 0) // the body is charged as it is read
 		if s.isDone() {
 			break
 		}
@@ -124,7 +137,7 @@ func (h *Handler) runBatch(r *http.Request, body []byte, meter *budget) (int, st
 	if s.isDone() {
 		return http.StatusBadRequest, "capnweb: batch ended early"
 	}
-	return http.StatusOK, string(out.body())
+	return http.StatusOK, ""
 }
 
 // drain waits until every pulled answer has been sent, or the request

@@ -39,22 +39,51 @@ func limitOf(err error) string {
 // object fields, refusing nesting deeper than maxDepth and anything after
 // the value.
 func parseJSON(data []byte, maxDepth int) (any, error) {
+	v, _, err := parseCharged(data, maxDepth, nil)
+	return v, err
+}
+
+// parseCharged is parseJSON charging meter (when not nil) for what the
+// parse holds: the decoder's copy of data, then each value as it is
+// parsed (tokenCost plus its text), so a message that parses into far
+// more memory than its size (millions of tiny values) is refused when
+// its budget is spent, not after. It returns what it charged, which the
+// caller releases once done with the values (on error nothing stays
+// charged).
+func parseCharged(data []byte, maxDepth int, meter *budget) (any, int64, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	p := jsonParser{d: d, maxDepth: maxDepth}
+	p := jsonParser{d: d, maxDepth: maxDepth, meter: meter, pending: int64(len(data))}
 	v, err := p.value(0)
+	if err == nil {
+		if _, terr := d.Token(); terr != io.EOF {
+			err = malformed("trailing data after the message")
+		}
+	}
+	if err == nil {
+		err = p.flush()
+	}
 	if err != nil {
-		return nil, err
+		p.release()
+		return nil, 0, err
 	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, malformed("trailing data after the message")
-	}
-	return v, nil
+	return v, p.charged, nil
 }
+
+// tokenCost is what one parsed value costs beyond its text: its slot in
+// an array or object, the interface box, the string header.
+const tokenCost = 40
+
+// chargeGrain is how many bytes of parsed values are counted before they
+// are charged at once.
+const chargeGrain = 64 << 10
 
 type jsonParser struct {
 	d        *json.Decoder
 	maxDepth int
+	meter    *budget // nil: nothing is charged
+	charged  int64   // charged to meter so far
+	pending  int64   // counted, not yet charged
 }
 
 func (p *jsonParser) token() (json.Token, error) {
@@ -62,7 +91,40 @@ func (p *jsonParser) token() (json.Token, error) {
 	if err != nil {
 		return nil, malformed("invalid JSON")
 	}
+	p.pending += tokenCost
+	switch t := tok.(type) {
+	case string:
+		p.pending += int64(len(t))
+	case json.Number:
+		p.pending += int64(len(t))
+	}
+	if p.pending >= chargeGrain {
+		if err := p.flush(); err != nil {
+			return nil, err
+		}
+	}
 	return tok, nil
+}
+
+// flush charges what was counted.
+func (p *jsonParser) flush() error {
+	n := p.pending
+	p.pending = 0
+	if p.meter == nil || n == 0 {
+		return nil
+	}
+	if p.meter.Charge(n) != nil {
+		return &protoError{limit: "memory", msg: "message parses into more than the session's memory budget"}
+	}
+	p.charged += n
+	return nil
+}
+
+func (p *jsonParser) release() {
+	if p.meter != nil {
+		p.meter.Release(p.charged)
+	}
+	p.charged = 0
 }
 
 func (p *jsonParser) value(depth int) (any, error) {

@@ -233,22 +233,21 @@ func (s *session) sendLocked(frame []byte) {
 	s.out.send(frame)
 }
 
-// handle reads and carries out one message from the peer.
-func (s *session) handle(data []byte) {
-	if s.isDone() {
-		return
-	}
-	if s.meter.Charge(int64(len(data))) != nil {
-		return
-	}
-	defer s.meter.Release(int64(len(data)))
+// handleCharged reads and carries out one message from the peer, whose
+// bytes the caller has charged to the budget (charged of them: the
+// WebSocket reader's buffer; 0 for a batch line, charged with the whole
+// body): they are released once it is handled, with what its parse
+// charged.
+func (s *session) handleCharged(data []byte, charged int64) {
+	defer s.meter.Release(charged)
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("capnweb: panic handling a message", "panic", fmt.Sprint(p))
 			s.fail("malformed", errors.New("internal error"), closePolicy)
 		}
 	}()
-	raw, err := parseJSON(data, s.o.MaxDepth)
+	raw, parsed, err := parseCharged(data, s.o.MaxDepth, s.meter)
+	defer s.meter.Release(parsed)
 	if err != nil {
 		s.failProto(err)
 		return

@@ -134,17 +134,22 @@ func serveConn(s *session, conn *websocket.Conn, out *wsOut) {
 	conn.SetPongHandler(func(string) error { alive(); return nil })
 	go out.run()
 	for {
-		typ, data, err := conn.ReadMessage()
+		typ, r, err := conn.NextReader()
+		if err != nil {
+			readFailed(s, err)
+			break
+		}
+		if typ != websocket.TextMessage {
+			s.failProto(malformed("binary frames are not part of the protocol"))
+			break
+		}
+		data, charged, err := readCharged(r, s.meter)
 		if err != nil {
 			readFailed(s, err)
 			break
 		}
 		alive()
-		if typ != websocket.TextMessage {
-			s.failProto(malformed("binary frames are not part of the protocol"))
-			break
-		}
-		s.handle(data)
+		s.handleCharged(data, charged)
 		if s.isDone() {
 			break
 		}
@@ -157,6 +162,10 @@ func serveConn(s *session, conn *websocket.Conn, out *wsOut) {
 func readFailed(s *session, err error) {
 	if errors.Is(err, websocket.ErrReadLimit) {
 		s.failProto(&protoError{limit: "read-limit", msg: "message over the size limit"})
+		return
+	}
+	if errors.Is(err, errReadMemory) {
+		s.failProto(errReadMemory) // the budget's over has done it already
 		return
 	}
 	var ce *websocket.CloseError
