@@ -16,8 +16,8 @@ import (
 
 var migrateCommand = command{
 	name:    "migrate",
-	args:    "--from DIR --to postgres://…",
-	summary: "copy a stopped vat's bbolt vault into an empty PostgreSQL database",
+	args:    "--from DIR --to postgres://… | --from postgres://… --to DIR --pepper-file FILE",
+	summary: "copy a vault between a stopped vat's data directory and PostgreSQL",
 	long: `Copies the vault of a stopped vat's data directory (--from DIR: its
 sharevat.db and pepper.key) into an empty PostgreSQL database (--to
 postgres://…), so that several vats can serve it (docs/several-vats.md):
@@ -27,33 +27,60 @@ every grant with its verifier, revoked ones too, and the server's admin
 grant; the audit log, keeping its sequence numbers; and the pepper's
 fingerprint. No token changes: every token of the vault redeems on the
 database with the same pepper, and the vat's admin.token stays valid.
-
 Stop the vat first (a directory a running vat holds is refused), then
 start the vats with --store and --pepper-file DIR/pepper.key (or
-SHAREVAT_PEPPER). The database must hold no share and no grant.
+SHAREVAT_PEPPER). The database must hold no share and no grant. The op ids
+of ops already compacted away are not copied (a retry of such an op after
+the migration would be applied again); the command names each compacted
+share.
 
-Not copied: the op ids of ops already compacted away (their index entries
-are not readable through the store's interface), so a retry of such an op
-after the migration would be applied again; the command names each
-compacted share. Copying back (--from postgres://… --to DIR) is not
-implemented yet.`,
+The way back, --from postgres://… --to DIR, needs the vats' pepper
+(--pepper-file, or SHAREVAT_PEPPER), writes it to DIR/pepper.key and
+copies the vault into a new data directory through the bbolt store's own
+writes: each share created again (a fork by forking its parent), its log
+appended again batch by batch with each batch's time (the same cursors,
+op ids and state), every grant as it is, deletions done again; the audit
+log is appended in order, renumbered from 1. A vault holding a compacted
+share is refused. Copy the vats' admin.token into DIR before starting the
+vat there (a vat without one mints a new admin token and revokes the old).
+Stop the vats first: ops appended meanwhile would be missed.`,
 	setup: func(fs *pflag.FlagSet) runner {
-		var from, to string
-		fs.StringVar(&from, "from", "", "the stopped vat's data directory (required)")
-		fs.StringVar(&to, "to", "", "the PostgreSQL database's URL, postgres://… (required)")
+		var from, to, pepperPath string
+		fs.StringVar(&from, "from", "", "the stopped vat's data directory, or the database's postgres:// URL (required)")
+		fs.StringVar(&to, "to", "", "the database's postgres:// URL, or a new data directory (required)")
+		fs.StringVar(&pepperPath, "pepper-file", "", "from PostgreSQL: the vats' pepper ("+pepperEnv+" may hold it in base64 instead)")
 		return func(ctx context.Context, env *Env) error {
-			sf := storeFlags{store: to}
+			toPG, fromPG := (&storeFlags{store: to}).postgres(), (&storeFlags{store: from}).postgres()
 			switch {
 			case from == "" || to == "":
-				return usagef("--from DIR and --to postgres://… are both required")
-			case (&storeFlags{store: from}).postgres():
-				return usagef("copying from PostgreSQL back to a data directory is not implemented yet")
-			case !sf.postgres():
-				return usagef("--to must be a postgres:// URL")
+				return usagef("--from and --to are both required")
+			case fromPG && !toPG:
+				p, err := migratePepper(env, pepperPath)
+				if err != nil {
+					return err
+				}
+				return migrateBack(ctx, env, from, to, p)
+			case fromPG || !toPG:
+				return usagef("one of --from and --to must be a postgres:// URL, the other a data directory")
 			}
 			return migrate(ctx, env, from, to)
 		}
 	},
+}
+
+// migratePepper reads the pepper for the way back.
+func migratePepper(env *Env, path string) ([]byte, error) {
+	p, err := envPepper(env.Getenv)
+	switch {
+	case err != nil || p != nil:
+		return p, err
+	case path == "":
+		return nil, usagef("copying from PostgreSQL needs the vats' pepper: --pepper-file FILE or %s", pepperEnv)
+	}
+	if p, err = os.ReadFile(path); err != nil {
+		return nil, fmt.Errorf("pepper: %w", err)
+	}
+	return p, nil
 }
 
 // migrate copies the vault of data directory dir into the database dsn.

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -77,4 +78,57 @@ func TestMigrateBoltToPostgres(t *testing.T) {
 	defer c.Close()
 	_, err = c.Redeem(ctx, gone.Token)
 	assert.ErrorIs(t, err, sharevat.ErrUnauthorized, "the revoked grant stays revoked")
+
+	migrateBackAndCheck(t, pgsrv, dsn, data, owner, read.Token, gone.Token)
+}
+
+// migrateBackAndCheck: the vault, grown on PostgreSQL by a fork and
+// more ops, is copied back into a new data directory with `sharevat
+// migrate --from postgres://… --to DIR`; a bbolt vat there redeems every
+// token (owner, read, the fork's owner, admin), refuses the revoked one,
+// serves the same logs with the same cursors and the fork's origin, and
+// answers an old op id as a duplicate at its cursor.
+func migrateBackAndCheck(t *testing.T, pgsrv *server, dsn, data, owner, read, gone string) {
+	ctx := context.Background()
+	sh := redeemAt(t, pgsrv.URL, owner)
+	fork, fm, err := sh.Fork(ctx, 5, sharevat.MetaPatch{})
+	require.NoError(t, err)
+	fork.Release()
+	appendAndRecord(t, pgsrv.URL, fm.Token, 1, 2, 2, map[string]sharevat.Cursor{})
+	appendAndRecord(t, pgsrv.URL, owner, 2, 1, 3, map[string]sharevat.Cursor{})
+	onPG := readAll(t, pgsrv.URL, owner)
+	forkPG := readAll(t, pgsrv.URL, fm.Token)
+	pgsrv.Stop(t)
+
+	back := filepath.Join(t.TempDir(), "back")
+	_, stderr, code := cli(t, "", nil, "migrate", "--from", dsn, "--to", back)
+	assert.Equal(t, 2, code, "the way back needs the pepper: %s", stderr)
+	out, stderr, code := cli(t, "", nil, "migrate", "--from", dsn, "--to", back, "--pepper-file", filepath.Join(data, "pepper.key"))
+	require.Equal(t, 0, code, stderr)
+	t.Log(firstLine(out))
+	admin, err := os.ReadFile(filepath.Join(data, "admin.token"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(back, "admin.token"), admin, 0o600))
+	srv := startServer(t, back)
+	assert.Equal(t, onPG, readAll(t, srv.URL, owner), "the owner token redeems on bbolt; the same log")
+	assert.Equal(t, forkPG, readAll(t, srv.URL, fm.Token), "the fork's token too; the same log")
+	info, _, err := redeemAt(t, srv.URL, fm.Token).Fetch(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, sharevat.Cursor(5), info.ForkCursor, "the fork's origin kept")
+	_, _, err = redeemAt(t, srv.URL, read).Fetch(ctx)
+	require.NoError(t, err)
+	c, err := client.Dial(ctx, srv.URL, nil)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Redeem(ctx, gone)
+	assert.ErrorIs(t, err, sharevat.ErrUnauthorized, "the revoked grant stays revoked")
+	app, err := redeemAt(t, srv.URL, owner).Appender(ctx)
+	require.NoError(t, err)
+	last := onPG[len(onPG)-1]
+	ack, err := app.Append(ctx, &sharevat.Batch{BatchID: "again2", Epoch: 1, Ops: []sharevat.Op{{OpID: last.OpID, Kind: last.Kind, Key: last.Key, Body: last.Body}}})
+	require.NoError(t, err)
+	assert.Equal(t, sharevat.StatusDuplicate, ack.Results[0].Status)
+	assert.Equal(t, last.Cursor, ack.Results[0].Cursor)
+	_, stderr, code = cli(t, "", nil, "create", "--server", srv.URL, "--token-file", filepath.Join(back, "admin.token"), "--title", "back")
+	require.Equal(t, 0, code, "the admin token works on bbolt again: %s", stderr)
 }
