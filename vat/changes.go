@@ -2,6 +2,7 @@ package vat
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -45,12 +46,15 @@ func (v *Vat) startChanges() {
 	go v.followChanges(ctx)
 }
 
-// followChanges runs the feed and the safety-net ticker until ctx ends.
+// followChanges runs the feed and the safety-net ticker until ctx ends,
+// and waits for both.
 func (v *Vat) followChanges(ctx context.Context) {
 	defer close(v.changes.done)
 	tick := time.NewTicker(checkEvery)
 	defer tick.Stop()
-	go func() {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
 		for {
 			select {
 			case <-tick.C:
@@ -59,7 +63,7 @@ func (v *Vat) followChanges(ctx context.Context) {
 				return
 			}
 		}
-	}()
+	})
 	_ = v.changes.feed.WatchChanges(ctx, func(c sharevat.Change) { v.onChange(ctx, c) })
 }
 
