@@ -43,6 +43,10 @@ type Options struct {
 	// answers 403. nil: a request with an Origin header must name the
 	// request's Host in it.
 	CheckOrigin func(*http.Request) bool
+	// AssembleTimeout bounds the time from a message's first frame to its
+	// last (pings in between do not extend it): a peer cannot hold a
+	// message half-sent. Default 30s.
+	AssembleTimeout time.Duration
 	// PingInterval is how often a WebSocket is pinged; a peer silent for
 	// twice as long is gone. Default 30s.
 	PingInterval time.Duration
@@ -76,6 +80,9 @@ func (o Options) withDefaults() *Options {
 	}
 	if o.ConnMemory <= 0 {
 		o.ConnMemory = 64 << 20
+	}
+	if o.AssembleTimeout <= 0 {
+		o.AssembleTimeout = 30 * time.Second
 	}
 	if o.PingInterval <= 0 {
 		o.PingInterval = 30 * time.Second

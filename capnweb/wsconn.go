@@ -2,6 +2,7 @@ package capnweb
 
 import (
 	"errors"
+	"net"
 	"sync"
 	"time"
 
@@ -129,7 +130,18 @@ func (w *wsOut) finish() {
 func serveConn(s *session, conn *websocket.Conn, out *wsOut) {
 	o := s.o
 	conn.SetReadLimit(o.ReadLimit)
-	alive := func() { _ = conn.SetReadDeadline(time.Now().Add(2 * o.PingInterval)) }
+	// The read deadline: the peer's silence (twice the ping interval,
+	// renewed by every pong and message) and, while a message is being
+	// assembled, the time left to finish it. Pong handlers run on this
+	// goroutine, inside the reads, so assembleBy needs no lock.
+	var assembleBy time.Time
+	alive := func() {
+		d := time.Now().Add(2 * o.PingInterval)
+		if !assembleBy.IsZero() && assembleBy.Before(d) {
+			d = assembleBy
+		}
+		_ = conn.SetReadDeadline(d)
+	}
 	alive()
 	conn.SetPongHandler(func(string) error { alive(); return nil })
 	go out.run()
@@ -143,11 +155,17 @@ func serveConn(s *session, conn *websocket.Conn, out *wsOut) {
 			s.failProto(malformed("binary frames are not part of the protocol"))
 			break
 		}
+		assembleBy = time.Now().Add(o.AssembleTimeout)
+		alive()
 		data, charged, err := readCharged(r, s.meter)
 		if err != nil {
+			if isTimeout(err) {
+				err = &protoError{limit: "assemble-timeout", msg: "message not complete within " + o.AssembleTimeout.String() + " of its first frame"}
+			}
 			readFailed(s, err)
 			break
 		}
+		assembleBy = time.Time{}
 		alive()
 		s.handleCharged(data, charged)
 		if s.isDone() {
@@ -158,8 +176,19 @@ func serveConn(s *session, conn *websocket.Conn, out *wsOut) {
 	<-out.done
 }
 
+// isTimeout reports whether err is a read deadline passing.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
 // readFailed ends the session after a read error.
 func readFailed(s *session, err error) {
+	var pe *protoError
+	if errors.As(err, &pe) && pe != errReadMemory {
+		s.failProto(pe)
+		return
+	}
 	if errors.Is(err, websocket.ErrReadLimit) {
 		s.failProto(&protoError{limit: "read-limit", msg: "message over the size limit"})
 		return

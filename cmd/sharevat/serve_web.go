@@ -15,9 +15,9 @@ import (
 // newWebHandler serves the vat's capability graph over Cap'n Web at
 // /capnweb (docs/capnweb.md). It is the same vat as /rpc, so the same
 // registry, rights checks, quotas and live revocation, with /rpc's
-// limits: message size, calls in flight, the memory budget of a
-// connection and of all of them (--memory-budget, counted in the /rpc
-// handler's pool), the Origin rule.
+// limits: message size and assembly time, calls in flight, the memory
+// budget of a connection and of all of them (--memory-budget, counted in
+// the /rpc handler's pool), the Origin rule.
 func newWebHandler(v *vat.Vat, f *serveFlags, rpcH *rpc.Handler, m *metrics, log *slog.Logger) *capnweb.Handler {
 	origins := allowedOrigins(f.origins)
 	var pool capnweb.Pool // --memory-budget: one budget for both doors
@@ -29,12 +29,13 @@ func newWebHandler(v *vat.Vat, f *serveFlags, rpcH *rpc.Handler, m *metrics, log
 		Main: func(p capnweb.Peer) capnweb.Target {
 			return webvat.NewVault(v.BootstrapMetered(p.RemoteAddr, p.Meter))
 		},
-		ReadLimit:   readLimit(f.limits),
-		MaxInflight: f.peers.maxInflight,
-		ConnMemory:  int64(f.peers.connMemory),
-		CheckOrigin: func(r *http.Request) bool { return rpc.OriginAllowed(origins, r) },
-		Logger:      log,
-		OnLimit:     func(limit string) { m.LimitHit("capnweb-" + limit) },
+		ReadLimit:       readLimit(f.limits),
+		MaxInflight:     f.peers.maxInflight,
+		AssembleTimeout: f.peers.assembleTimeout,
+		ConnMemory:      int64(f.peers.connMemory),
+		CheckOrigin:     func(r *http.Request) bool { return rpc.OriginAllowed(origins, r) },
+		Logger:          log,
+		OnLimit:         func(limit string) { m.LimitHit("capnweb-" + limit) },
 	})
 }
 
