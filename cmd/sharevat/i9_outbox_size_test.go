@@ -22,7 +22,9 @@ func TestAppendLeavesASmallOutbox(t *testing.T) {
 	owner := createShare(t, srv)
 	state := t.TempDir()
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, "SHAREVAT_STATE=" + state, obNoExitSleep}
-	out, stderr, code := cli(t, i9Ops("size", n), env, "append", "--batch", "500")
+	// 20,000 ops take ~14 s under -race alone, over 30 s (append's
+	// default --timeout) on a loaded CI machine.
+	out, stderr, code := cli(t, i9Ops("size", n), env, "append", "--batch", "500", "--timeout", "5m")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "applied 20000, duplicate 0, rejected 0; head is 20000\n", out)
 

@@ -45,10 +45,12 @@ func startServer(t *testing.T, data string, extra ...string) *server {
 }
 
 // cli runs the sharevat binary as a user would and returns its stdout,
-// stderr and exit code.
+// stderr and exit code. A command still running after 3 minutes (a hang:
+// the slowest take ~15 s alone, a few times that on a loaded machine) is
+// killed.
 func cli(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	// A state dir of the test's own (env may override it), and no 1 s
