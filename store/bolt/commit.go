@@ -19,7 +19,8 @@ const maxGroup = 128
 // first caller to find no commit running becomes the leader: it takes the
 // queued calls (itself included), commits them in one transaction, wakes
 // them, and hands leadership to the first call that queued meanwhile, or
-// gives it up. Followers only wait. mu is never held during a transaction.
+// gives it up. With the write-ahead log the leader hands leadership on
+// as soon as its group is written, before its fdatasync (walpipe.go). Followers only wait. mu is never held during a transaction.
 type committer struct {
 	db      *DB
 	mu      sync.Mutex
@@ -54,17 +55,34 @@ func (c *committer) do(call *appendCall) {
 	group := c.queue[:n:n]
 	c.queue = slices.Clone(c.queue[n:]) // drop the group's references
 	c.mu.Unlock()
+	if c.db.wal != nil {
+		// Pipelined (walpipe.go): the next leader decides its group
+		// while this one waits for its fdatasync.
+		start := time.Now()
+		upTo, ok := c.db.walDecide(group)
+		c.passLead()
+		if ok {
+			c.db.walFinish(group, upTo, start)
+		}
+		wakeFollowers(group, call)
+		return
+	}
 	c.db.commitGroup(group)
-	c.handOff(group, call)
+	wakeFollowers(group, call)
+	c.passLead()
 }
 
-// handOff wakes the group's followers, then passes leadership on.
-func (c *committer) handOff(group []*appendCall, leader *appendCall) {
+// wakeFollowers wakes the group's calls but its leader.
+func wakeFollowers(group []*appendCall, leader *appendCall) {
 	for _, g := range group {
 		if g != leader {
 			close(g.wake)
 		}
 	}
+}
+
+// passLead passes leadership to the first queued call, or gives it up.
+func (c *committer) passLead() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.queue) == 0 {
@@ -79,10 +97,6 @@ func (c *committer) handOff(group []*appendCall, leader *appendCall) {
 // transaction fails, each call is retried alone, so that a store failure
 // in one call (or in the commit) is reported to that call only.
 func (db *DB) commitGroup(group []*appendCall) {
-	if db.wal != nil {
-		db.walCommitGroup(group)
-		return
-	}
 	start := time.Now()
 	err := boltutil.Update(db.bdb, func(tx *bbolt.Tx) error { return applyGroup(tx, group) })
 	if err == nil && db.opts.OnCommit != nil {

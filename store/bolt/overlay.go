@@ -15,11 +15,11 @@ import (
 // state entity the last entry that wrote it. It is what etcd's read
 // buffer is to its backend: every read merges it over the data file.
 //
-// Locking: publish and trim change it only while the caller holds the
-// log's order lock (walState.order), under mu; the committer, which
-// holds the order lock, reads it without mu; every other reader takes
-// mu for reading, copies what it needs (tailView), and then opens its
-// data-file transaction. A trim follows the data-file commit that made
+// Locking: publish (under walState.pubMu) and trim (under the log's
+// order lock, walState.order) change it under mu; the decider, which
+// holds the order lock, reads it under mu for reading, one call at a
+// time; every other reader takes mu for reading, copies what it needs
+// (tailView), and then opens its data-file transaction. A trim follows the data-file commit that made
 // it safe, so a reader that copied the tail first and opened its
 // transaction second misses nothing: the two overlap, never leave a
 // gap. Entries are never changed once published.

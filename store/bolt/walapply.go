@@ -172,6 +172,9 @@ func (db *DB) exclusive(ctx context.Context, op string, fn func() error) error {
 	}
 	w.order.Lock()
 	defer w.order.Unlock()
+	if err := w.drain(); err != nil {
+		return db.wrap(op, err)
+	}
 	if err := db.flushLocked(); err != nil {
 		return db.wrap(op, err)
 	}

@@ -1,52 +1,11 @@
 package bolt
 
 import (
-	"time"
-
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
 	"sharevat/store/internal/boltutil"
 )
-
-// walCommitGroup decides every call of group against the true current
-// state (a data-file read transaction under the overlay and the stage),
-// writes the applied ops of the group to the write-ahead log as one
-// record per call with one write and one fdatasync, and only then
-// publishes them to the overlay, where reads see them. A call whose
-// decision fails (a damaged record) fails alone; a failed log write
-// fails the whole group, since a call may have been answered from what
-// an earlier call staged.
-func (db *DB) walCommitGroup(group []*appendCall) {
-	w := db.wal
-	if err := w.admit(); err != nil {
-		setGroupErr(group, err)
-		return
-	}
-	w.order.Lock()
-	defer w.order.Unlock()
-	start := time.Now()
-	var recs []*walRecord
-	err := boltutil.View(db.bdb, func(tx *bbolt.Tx) error {
-		st := stage{}
-		for _, call := range group {
-			if rec := db.decideCall(tx, st, call); rec != nil {
-				recs = append(recs, rec)
-			}
-		}
-		return nil
-	})
-	if err == nil && len(recs) > 0 {
-		err = w.writeRecords(recs)
-	}
-	if err != nil {
-		setGroupErr(group, err)
-		return
-	}
-	if db.opts.OnCommit != nil {
-		db.opts.OnCommit(len(group), groupOps(group), time.Since(start))
-	}
-}
 
 // decideCall runs one call's append engine in tx and returns the record
 // of what it applied (nil if nothing). A panic (a damaged page) is the
@@ -88,25 +47,6 @@ func (db *DB) decide(tx *bbolt.Tx, st stage, call *appendCall) (sharevat.Ack, *w
 		return ack, nil, nil
 	}
 	return ack, &walRecord{share: s.ID, now: call.req.Now, entries: v.put}, nil
-}
-
-// writeRecords appends recs to the log (one write, one fdatasync),
-// numbers them, and publishes them to the overlay.
-func (w *walState) writeRecords(recs []*walRecord) error {
-	data := make([][]byte, len(recs))
-	for i, r := range recs {
-		data[i] = r.encode()
-	}
-	first, err := w.log.Append(data...)
-	if err != nil {
-		return err
-	}
-	for i, r := range recs {
-		r.lsn = first + uint64(i)
-	}
-	w.ov.publish(recs)
-	w.kickIfDue()
-	return nil
 }
 
 // share is the live share id as the decider needs it: its record comes

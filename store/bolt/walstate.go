@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -22,7 +23,7 @@ const (
 	DefaultApplyBytes = 4 << 20
 	// DefaultApplyEvery: the applier runs at least this often while
 	// anything is pending.
-	DefaultApplyEvery = 100 * time.Millisecond
+	DefaultApplyEvery = time.Second
 	// maxApplyBytes bounds the log records one data-file transaction
 	// applies.
 	maxApplyBytes = 32 << 20
@@ -35,9 +36,10 @@ var keyCheckpoint = []byte("wal")
 // walState is the write-ahead log of a DB and what goes with it.
 //
 // Locks, always taken in this order: order serialises the deciding and
-// logging of append groups with every other write that touches a
-// share's log, epoch or existence (those first apply the whole log to
-// the data file: exclusive), and with trimming the overlay; applyMu
+// writing of append groups (walpipe.go) with every other write that
+// touches a share's log, epoch or existence (those first apply the whole
+// log to the data file: exclusive), and with trimming the overlay; pubMu
+// serialises syncing the log and publishing to the overlay; applyMu
 // serialises applying records to the data file. The overlay's own lock
 // is innermost.
 type walState struct {
@@ -46,6 +48,13 @@ type walState struct {
 	ov     *overlay
 	order  sync.Mutex
 	shares map[sharevat.ShareID]sharevat.Share // the decider's cache (walState.share); under order
+	stage  stage                               // ops of groups written, not yet pruned (walpipe.go); under order
+	staged []*flight                           // their groups, in LSN order; under order
+
+	pubMu     sync.Mutex    // serialises syncing and publishing (walState.durable)
+	unpub     []*flight     // groups written, not yet published, in LSN order; under pubMu
+	pubErr    error         // a failed fdatasync: every later group fails; under pubMu
+	published atomic.Uint64 // the last LSN published to the overlay
 
 	applyMu    sync.Mutex
 	applyBytes int64
@@ -96,13 +105,14 @@ func (db *DB) openWAL() error {
 	if err != nil {
 		return walDamaged(dir, err)
 	}
-	w := &walState{dir: dir, log: log, ov: newOverlay(), shares: map[sharevat.ShareID]sharevat.Share{}, applyBytes: db.opts.ApplyBytes, applyEvery: db.opts.ApplyEvery,
+	w := &walState{dir: dir, log: log, ov: newOverlay(), shares: map[sharevat.ShareID]sharevat.Share{}, stage: stage{}, applyBytes: db.opts.ApplyBytes, applyEvery: db.opts.ApplyEvery,
 		maxPending: db.opts.MaxPendingBytes, notice: newApplyNotice(), logger: db.opts.Logger.Error, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	db.wal = w
 	if err := db.replay(recs); err != nil {
 		_ = log.Close()
 		return walDamaged(dir, err)
 	}
+	w.published.Store(log.Next() - 1)
 	if db.opts.NoWAL {
 		return db.dropWAL()
 	}
@@ -212,7 +222,10 @@ func (db *DB) closeWAL() error {
 		return nil
 	}
 	w.order.Lock()
-	err := db.flushLocked()
+	err := w.drain()
+	if err == nil {
+		err = db.flushLocked()
+	}
 	w.order.Unlock()
 	if cerr := w.log.Close(); err == nil {
 		err = cerr

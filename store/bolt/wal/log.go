@@ -23,8 +23,8 @@ type Options struct {
 	NoSync bool
 }
 
-// Log is a write-ahead log open for appending. Append, Release and
-// Close are safe for concurrent use; Append calls are serialised.
+// Log is a write-ahead log open for appending. Its methods are safe for
+// concurrent use; Appends and Writes are serialised, and so are Syncs.
 type Log struct {
 	dir  string
 	opts Options
@@ -37,6 +37,9 @@ type Log struct {
 	failed  error    // set by a failed fdatasync: every later Append fails
 	buf     []byte
 	written int64 // bytes appended since Open, frames included
+
+	syncMu sync.Mutex // serialises Syncs (and a segment's last one with its close); before mu
+	synced uint64     // the last LSN a Sync made durable; under syncMu
 }
 
 // Open opens (creating if needed) the log in dir, reads it, cuts a torn
@@ -63,8 +66,18 @@ func Open(dir string, after uint64, opts Options) (*Log, []Record, error) {
 		return nil, nil, err
 	}
 	l := &Log{dir: dir, opts: opts, segs: scan.Segments, next: max(scan.Next, after+1)}
+	l.synced = l.next - 1
 	if err := l.openTail(scan); err != nil {
 		return nil, nil, err
+	}
+	if !opts.NoSync && len(scan.Records) > 0 {
+		// A killed process leaves its last writes in the page cache,
+		// perhaps unsynced: what is replayed, and so read, must not be
+		// lost to a power loss after.
+		if err := l.f.Sync(); err != nil {
+			_ = l.f.Close()
+			return nil, nil, fmt.Errorf("wal: %w", err)
+		}
 	}
 	i, _ := slices.BinarySearchFunc(scan.Records, after+1, func(r Record, lsn uint64) int { return cmpU64(r.LSN, lsn) })
 	return l, scan.Records[i:], nil
@@ -163,12 +176,35 @@ func parseSegName(name string) (uint64, bool) {
 // durable with one fdatasync, and returns the first one's LSN. A failed
 // write is undone; a failed fdatasync fails this and every later Append.
 func (l *Log) Append(data ...[]byte) (uint64, error) {
+	first, err := l.Write(data...)
+	if err == nil {
+		_, err = l.Sync()
+	}
+	return first, err
+}
+
+// Write writes data as consecutive records in one write, without making
+// them durable, and returns the first one's LSN: Sync does that, and
+// may run while the next Write does (a pipeline: the caller decides
+// and writes group N+1 while group N's fdatasync runs). A failed write
+// is undone. Before a new segment starts, the last one is synced.
+func (l *Log) Write(data ...[]byte) (uint64, error) {
+	l.mu.Lock()
+	full := l.size >= l.opts.SegmentBytes
+	l.mu.Unlock()
+	if full { // the segment's fdatasync must not race its close
+		l.syncMu.Lock()
+		defer l.syncMu.Unlock()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.failed != nil {
 		return 0, l.failed
 	}
-	if l.size >= l.opts.SegmentBytes {
+	if full && l.size >= l.opts.SegmentBytes {
+		if err := l.syncLocked(); err != nil {
+			return 0, err
+		}
 		if err := l.startSegment(); err != nil {
 			return 0, err
 		}
@@ -181,12 +217,6 @@ func (l *Log) Append(data ...[]byte) (uint64, error) {
 	if err := l.write(l.buf); err != nil {
 		return 0, err
 	}
-	if !l.opts.NoSync {
-		if err := l.f.Sync(); err != nil {
-			l.failed = fmt.Errorf("wal: fdatasync failed; the log takes no more appends until the vat restarts: %w", err)
-			return 0, l.failed
-		}
-	}
 	l.next += uint64(len(data))
 	l.size += int64(len(l.buf))
 	l.written += int64(len(l.buf))
@@ -194,6 +224,47 @@ func (l *Log) Append(data ...[]byte) (uint64, error) {
 		l.buf = nil // do not keep a huge group's buffer
 	}
 	return first, nil
+}
+
+// Sync makes every record written so far durable with one fdatasync
+// (none if an earlier Sync covered them) and returns the LSN of the last
+// one. Writes go on while it runs; Syncs are serialised. A failed
+// fdatasync fails this and every later Write and Sync.
+func (l *Log) Sync() (uint64, error) {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	l.mu.Lock()
+	f, last, failed := l.f, l.next-1, l.failed
+	l.mu.Unlock()
+	if failed != nil {
+		return 0, failed
+	}
+	if last <= l.synced || l.opts.NoSync {
+		l.synced = max(l.synced, last)
+		return last, nil
+	}
+	if err := f.Sync(); err != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.failed = fmt.Errorf("wal: fdatasync failed; the log takes no more appends until the vat restarts: %w", err)
+		return 0, l.failed
+	}
+	l.synced = last
+	return last, nil
+}
+
+// syncLocked is Sync's fdatasync of the last segment; the caller holds
+// syncMu and mu.
+func (l *Log) syncLocked() error {
+	if l.opts.NoSync || l.next-1 <= l.synced {
+		return nil
+	}
+	if err := l.f.Sync(); err != nil {
+		l.failed = fmt.Errorf("wal: fdatasync failed; the log takes no more appends until the vat restarts: %w", err)
+		return l.failed
+	}
+	l.synced = l.next - 1
+	return nil
 }
 
 // write appends b to the last segment, truncating back what a failed
@@ -249,6 +320,8 @@ func (l *Log) Segments() int {
 
 // Close closes the last segment. Appends after Close fail.
 func (l *Log) Close() error {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {

@@ -89,13 +89,17 @@ type lossyFile struct {
 
 func (f *lossyFile) Write(p []byte) (int, error) {
 	n, err := f.File.Write(p)
+	f.fs.mu.Lock()
 	f.size += int64(n)
+	f.fs.mu.Unlock()
 	return n, err
 }
 
+// Sync makes durable what was written before it started: a write that
+// runs during the fdatasync may or may not be, so it counts as not.
 func (f *lossyFile) Sync() error {
 	f.fs.mu.Lock()
-	fail := f.fs.fail
+	fail, size := f.fs.fail, f.size
 	f.fs.mu.Unlock()
 	if fail != nil {
 		return fail
@@ -104,7 +108,7 @@ func (f *lossyFile) Sync() error {
 		return err
 	}
 	f.fs.mu.Lock()
-	f.fs.synced[f.path] = f.size
+	f.fs.synced[f.path] = max(f.fs.synced[f.path], size)
 	f.fs.mu.Unlock()
 	return nil
 }
@@ -113,8 +117,8 @@ func (f *lossyFile) Truncate(size int64) error {
 	if err := f.File.Truncate(size); err != nil {
 		return err
 	}
-	f.size = size
 	f.fs.mu.Lock()
+	f.size = size
 	f.fs.synced[f.path] = min(f.fs.synced[f.path], size)
 	f.fs.mu.Unlock()
 	return nil

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sharevat/store/bolt"
+)
+
+// TestWALFlags: the write-ahead log's serve flags parse, are checked,
+// and set bolt.Options; they are refused with --store postgres://.
+func TestWALFlags(t *testing.T) {
+	parse := func(args ...string) *walFlags {
+		var f walFlags
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		f.register(fs)
+		require.NoError(t, fs.Parse(args))
+		return &f
+	}
+	var opts bolt.Options
+	f := parse()
+	require.NoError(t, f.validate(false))
+	require.NoError(t, f.validate(true), "the defaults are fine with PostgreSQL")
+	f.apply(&opts)
+	assert.Equal(t, bolt.Options{}, opts, "the defaults are bolt's")
+
+	f = parse("--wal=off", "--wal-dir", "/fast/wal", "--wal-max-pending", "256MiB", "--wal-apply-every", "2s", "--wal-apply-bytes", "8MiB")
+	require.NoError(t, f.validate(false))
+	f.apply(&opts)
+	assert.Equal(t, bolt.Options{NoWAL: true, WALDir: "/fast/wal", MaxPendingBytes: 256 << 20, ApplyEvery: 2 * time.Second, ApplyBytes: 8 << 20}, opts)
+	assert.Error(t, f.validate(true))
+
+	assert.Error(t, parse("--wal", "maybe").validate(false))
+	assert.Error(t, parse("--wal-apply-every", "-1s").validate(false))
+}
