@@ -58,6 +58,8 @@ type appendReport struct {
 	WALAppend *walReport `json:"wal_append_ceiling,omitempty"`
 	WALStream *walReport `json:"wal_stream_ceiling,omitempty"`
 	WALRatios *walRatios `json:"wal_ratios,omitempty"`
+	// NoWAL is the same load on a vat with the write-ahead log off.
+	NoWAL *noWALReport `json:"wal_off,omitempty"`
 }
 
 // appendRatios are our figures over the ceilings'.
@@ -73,8 +75,14 @@ type appendRatios struct {
 
 // benchAppendRun runs an append bench on a vat of its own (or Config.Server):
 // the RPC ceiling, the append load, then the storage ceiling.
+// On its own vat it then runs the same load on a vat with the
+// write-ahead log off, for comparison (walcompare.go).
 func benchAppendRun(ctx context.Context, stderr io.Writer, cfg *Config, shape appendShape) (*appendReport, error) {
-	return onTarget(ctx, cfg, func(t *benchTarget) (*appendReport, error) { return appendWithCeilings(ctx, stderr, t, shape) })
+	rep, err := onTarget(ctx, cfg, func(t *benchTarget) (*appendReport, error) { return appendWithCeilings(ctx, stderr, t, shape) })
+	if err != nil || cfg.Server != "" {
+		return rep, err
+	}
+	return rep, rep.compareNoWAL(ctx, stderr, cfg)
 }
 
 func appendWithCeilings(ctx context.Context, stderr io.Writer, t *benchTarget, shape appendShape) (*appendReport, error) {

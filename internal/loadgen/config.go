@@ -54,6 +54,8 @@ type Config struct {
 	JSON       bool          // print one JSON object instead of the table
 	// Flags are the command line's flags as used, copied into the report.
 	Flags map[string]string
+
+	serveArgs []string // more flags for the child vat (walcompare.go)
 }
 
 // MaxBatchBytes is the most one append batch may carry (BatchBytes).

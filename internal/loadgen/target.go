@@ -144,6 +144,7 @@ func (t *benchTarget) start(ctx context.Context, cfg *Config) error {
 func childArgs(cfg *Config, data string) []string {
 	// Every bench connection comes from 127.0.0.1: no per-address cap.
 	args := []string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "warn", "--max-conns-per-ip", "0"}
+	args = append(args, cfg.serveArgs...)
 	d := sharevat.DefaultLimits()
 	if cfg.Body > d.MaxBodyBytes {
 		args = append(args, "--max-body-bytes", strconv.Itoa(cfg.Body))

@@ -82,4 +82,5 @@ func printWAL(w io.Writer, a *appendReport) {
 		fmt.Fprintf(w, "\t(p50 − ping p50) ÷ wal append p50 = %.2f", a.WALRatios.LatencyOverhead)
 	}
 	fmt.Fprintln(w)
+	printNoWAL(w, a)
 }
