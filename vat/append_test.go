@@ -14,11 +14,13 @@ import (
 // TestAppendEndToEnd is the acceptance scenario of the foundation issue,
 // over a real WebSocket: three batches (the third a retry of the first),
 // ops that hit every rejection reason, then read and snapshot.
-func TestAppendEndToEnd(t *testing.T) {
+func TestAppendEndToEnd(t *testing.T) { onEachStore(t, testAppendEndToEnd) }
+
+func testAppendEndToEnd(t *testing.T, on storeKind) {
 	ctx := context.Background()
 	lim := sharevat.DefaultLimits()
 	lim.MaxBodyBytes = 64
-	tv := MustServe(t, lim, nil)
+	tv := on.serve(t, lim, nil)
 	sh := tv.MustRestore(t, tv.MustCreate(t, "e2e"))
 	app, err := sh.Appender(ctx)
 	require.NoError(t, err)
@@ -130,11 +132,13 @@ func withExpect(o sharevat.Op, c sharevat.Cursor) sharevat.Op {
 
 // TestAppendBatchLimits: a batch over the ops or bytes limit is rejected
 // op by op with tooLarge, and the connection keeps working.
-func TestAppendBatchLimits(t *testing.T) {
+func TestAppendBatchLimits(t *testing.T) { onEachStore(t, testAppendBatchLimits) }
+
+func testAppendBatchLimits(t *testing.T, on storeKind) {
 	ctx := context.Background()
 	lim := sharevat.DefaultLimits()
 	lim.MaxOpsPerBatch = 2
-	tv := MustServe(t, lim, nil)
+	tv := on.serve(t, lim, nil)
 	sh := tv.MustRestore(t, tv.MustCreate(t, "limits"))
 	app, err := sh.Appender(ctx)
 	require.NoError(t, err)

@@ -14,9 +14,11 @@ import (
 // naming the grant that acted, its scope and epoch and the peer, with
 // result ok; the retention job's compactions are not audited, and a
 // compaction that drops nothing writes no record.
-func TestLifecycleAudit(t *testing.T) {
+func TestLifecycleAudit(t *testing.T) { onEachStore(t, testLifecycleAudit) }
+
+func testLifecycleAudit(t *testing.T, on storeKind) {
 	d := newRetentionDriver()
-	tv := MustServeConfig(t, nil, d.config(0))
+	tv := on.serveConfig(t, nil, d.config(0))
 	a := tv.MustRestore(t, tv.MustCreate(t, "audited"))
 	appendN(t, a, "a", 6, 6, `{}`)
 	reader := tv.MustRestore(t, mustGrant(t, a, sharevat.ScopeRead, 0, "reader").Token)

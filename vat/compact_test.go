@@ -15,8 +15,10 @@ import (
 // and subscriptions from before the earliest cursor answer compacted
 // naming it, later ones work, the snapshot is unchanged, and Info says
 // the earliest cursor. Compact needs admin; past head+1 is invalid.
-func TestCompactKeepsExactlyOnce(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestCompactKeepsExactlyOnce(t *testing.T) { onEachStore(t, testCompactKeepsExactlyOnce) }
+
+func testCompactKeepsExactlyOnce(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "compact"))
 	app, err := a.Appender(bg)
 	require.NoError(t, err)
@@ -82,7 +84,11 @@ func TestCompactKeepsExactlyOnce(t *testing.T) {
 // compaction ends with end("compacted", …) naming the earliest cursor,
 // after every op it could still push.
 func TestSubscriptionOvertakenByCompaction(t *testing.T) {
-	tv := MustServeConfig(t, nil, func(c *vat.Config) { c.Quotas.PushWindow = 1 })
+	onEachStore(t, testSubscriptionOvertakenByCompaction)
+}
+
+func testSubscriptionOvertakenByCompaction(t *testing.T, on storeKind) {
+	tv := on.serveConfig(t, nil, func(c *vat.Config) { c.Quotas.PushWindow = 1 })
 	owner := tv.MustCreate(t, "overtaken")
 	a := tv.MustRestore(t, owner)
 	appendN(t, a, "a", 600, 200, `{}`)

@@ -16,8 +16,10 @@ import (
 // the cursor to read after (4, since read and subscribe take the cursor
 // to read after), and reading after it works; a fork too early names the
 // earliest cursor it may fork at (4), and forking there works.
-func TestCompactedAnswersAgree(t *testing.T) {
-	tv := MustServeConfig(t, nil, func(c *vat.Config) { c.Quotas.PushWindow = 1 })
+func TestCompactedAnswersAgree(t *testing.T) { onEachStore(t, testCompactedAnswersAgree) }
+
+func testCompactedAnswersAgree(t *testing.T, on storeKind) {
+	tv := on.serveConfig(t, nil, func(c *vat.Config) { c.Quotas.PushWindow = 1 })
 	owner := tv.MustCreate(t, "words")
 	a := tv.MustRestore(t, owner)
 	appendN(t, a, "a", 600, 200, `{}`)

@@ -31,8 +31,10 @@ func isCode(t *testing.T, err error, want *sharevat.Error, msg string) {
 
 // Use 1: owner A mints read-only (no delegate) for B. B reads and
 // snapshots; B's append, grant, revoke and bump are permissionDenied.
-func TestReadOnlyHandout(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestReadOnlyHandout(t *testing.T) { onEachStore(t, testReadOnlyHandout) }
+
+func testReadOnlyHandout(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "use1"))
 	appendEvents(t, a, "a1", "a2")
 	m := mustGrant(t, a, sharevat.ScopeRead, 0, "B")
@@ -66,8 +68,10 @@ func TestReadOnlyHandout(t *testing.T) {
 // Use 2: A mints read+append+delegate for C with a TTL; C mints read-only
 // for D; C cannot mint broader scope or a longer expiry; grants shows
 // A → C → D.
-func TestDelegationChain(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestDelegationChain(t *testing.T) { onEachStore(t, testDelegationChain) }
+
+func testDelegationChain(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "use2"))
 	cm := mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeAppend|sharevat.ScopeDelegate, time.Hour, "C")
 	c := tv.MustRestore(t, cm.Token)
@@ -107,8 +111,10 @@ func TestDelegationChain(t *testing.T) {
 
 // Use 3: A revokes C while C and D are connected: both are refused on
 // their next call (revoked) and at restore (unauthorized); B is untouched.
-func TestRevokeSubtreeLive(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestRevokeSubtreeLive(t *testing.T) { onEachStore(t, testRevokeSubtreeLive) }
+
+func testRevokeSubtreeLive(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "use3"))
 	bm := mustGrant(t, a, sharevat.ScopeRead, 0, "B")
 	cm := mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeAppend|sharevat.ScopeDelegate, 0, "C")
@@ -148,8 +154,10 @@ func TestRevokeSubtreeLive(t *testing.T) {
 }
 
 // A holder may revoke grants in its own subtree but not its siblings'.
-func TestRevokeOwnSubtreeOnly(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestRevokeOwnSubtreeOnly(t *testing.T) { onEachStore(t, testRevokeOwnSubtreeOnly) }
+
+func testRevokeOwnSubtreeOnly(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "subtree"))
 	cm := mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeDelegate, 0, "C")
 	em := mustGrant(t, a, sharevat.ScopeRead, 0, "E (sibling)")
@@ -166,8 +174,10 @@ func TestRevokeOwnSubtreeOnly(t *testing.T) {
 // Use 4: A bumps the epoch: every earlier token fails at restore and on
 // live capabilities; the new owner token works; appends that carry the old
 // epoch are rejected staleEpoch.
-func TestBumpEpoch(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestBumpEpoch(t *testing.T) { onEachStore(t, testBumpEpoch) }
+
+func testBumpEpoch(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "use4")
 	a := tv.MustRestore(t, owner)
 	bm := mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeAppend, 0, "B")
@@ -209,9 +219,11 @@ func TestBumpEpoch(t *testing.T) {
 
 // Use 5: expiry through the injected clock: an expired grant fails at
 // restore and on live capabilities, and so do its children.
-func TestExpiry(t *testing.T) {
+func TestExpiry(t *testing.T) { onEachStore(t, testExpiry) }
+
+func testExpiry(t *testing.T, on storeKind) {
 	clk := newClock()
-	tv := MustServeConfig(t, nil, func(c *vat.Config) { c.Now = clk.Now })
+	tv := on.serveConfig(t, nil, func(c *vat.Config) { c.Now = clk.Now })
 	a := tv.MustRestore(t, tv.MustCreate(t, "use5"))
 	cm := mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeDelegate, time.Hour, "C")
 	c := tv.MustRestore(t, cm.Token)
@@ -253,8 +265,10 @@ func appendEvents(t *testing.T, sh *client.Share, ids ...string) {
 // TestAdminResetOwner: the server admin recovers a share whose owner
 // token is lost: every earlier token dies, the new one works; unknown
 // shares are notFound; an open-server Admin may not.
-func TestAdminResetOwner(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestAdminResetOwner(t *testing.T) { onEachStore(t, testAdminResetOwner) }
+
+func testAdminResetOwner(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "lost")
 	a := tv.MustRestore(t, owner)
 	bm := mustGrant(t, a, sharevat.ScopeRead, 0, "B")

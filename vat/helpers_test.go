@@ -6,15 +6,16 @@ import (
 	"time"
 
 	"sharevat"
+	"sharevat/internal/pgtest"
 	"sharevat/internal/vattest"
 	"sharevat/vat"
 )
 
-// testVat is a whole server built in-process: a real bbolt file, the vat,
+// testVat is a whole server built in-process: a real store, the vat,
 // and the WebSocket handler on a real loopback HTTP server.
 type testVat = vattest.Server
 
-// MustServe starts a vat on a fresh data file. wrap, if non-nil, wraps the
+// MustServe starts a vat on a fresh bbolt data file. wrap, if non-nil, wraps the
 // store (fault injection); limits, if non-zero, replace the defaults.
 func MustServe(tb testing.TB, limits sharevat.Limits, wrap func(sharevat.Store) sharevat.Store) *testVat {
 	tb.Helper()
@@ -24,7 +25,7 @@ func MustServe(tb testing.TB, limits sharevat.Limits, wrap func(sharevat.Store) 
 // MustServeConfig is MustServe with a hook to adjust the vat's Config.
 func MustServeConfig(tb testing.TB, wrap func(sharevat.Store) sharevat.Store, adjust func(*vat.Config)) *testVat {
 	tb.Helper()
-	return vattest.Start(tb, vattest.Options{Wrap: wrap, Config: adjust})
+	return onBolt.serveConfig(tb, wrap, adjust)
 }
 
 func cursorp(c sharevat.Cursor) *sharevat.Cursor { return &c }
@@ -55,4 +56,41 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
+}
+
+// storeKind is a store the vat's tests run on: the embedded bbolt file,
+// or PostgreSQL (store/pg, on a fresh database of pgtest's cluster). The
+// tests of what a store backs — fork, delete, compaction, retention,
+// audit, grants — run on both through onEachStore, unchanged.
+type storeKind string
+
+const (
+	onBolt storeKind = "bolt"
+	onPG   storeKind = "pg"
+)
+
+// onEachStore runs test as the subtests bolt and pg. The pg one skips
+// with pgtest's NOTICE where PostgreSQL is not installed, and fails
+// instead under SHAREVAT_REQUIRE_PG=1 (CI).
+func onEachStore(t *testing.T, test func(t *testing.T, on storeKind)) {
+	t.Helper()
+	for _, k := range []storeKind{onBolt, onPG} {
+		t.Run(string(k), func(t *testing.T) { test(t, k) })
+	}
+}
+
+// serve is MustServe on the store k.
+func (k storeKind) serve(tb testing.TB, limits sharevat.Limits, wrap func(sharevat.Store) sharevat.Store) *testVat {
+	tb.Helper()
+	return k.serveConfig(tb, wrap, func(c *vat.Config) { c.Limits = limits })
+}
+
+// serveConfig is MustServeConfig on the store k.
+func (k storeKind) serveConfig(tb testing.TB, wrap func(sharevat.Store) sharevat.Store, adjust func(*vat.Config)) *testVat {
+	tb.Helper()
+	opts := vattest.Options{Wrap: wrap, Config: adjust}
+	if k == onPG {
+		opts.DSN = pgtest.DB(tb)
+	}
+	return vattest.Start(tb, opts)
 }

@@ -29,8 +29,10 @@ func readAllOps(t *testing.T, sh *client.Share) []sharevat.Entry {
 // fork and none on the parent; the fork records its parent and cursor,
 // keeps the parent's metadata unless overridden, and is idle. Children
 // lists it for any reader of the parent. A token without read may not fork.
-func TestForkByReadOnlyDelegate(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestForkByReadOnlyDelegate(t *testing.T) { onEachStore(t, testForkByReadOnlyDelegate) }
+
+func testForkByReadOnlyDelegate(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "parent"))
 	appendEvents(t, a, "e1", "e2", "e3")
 	_, err := a.Update(bg, sharevat.MetaPatch{Status: sharevat.StatusBusy})
@@ -77,8 +79,10 @@ func TestForkByReadOnlyDelegate(t *testing.T) {
 // TestForkQuotas: a share has at most MaxForks live forks and a chain of
 // forks is at most MaxForkDepth deep; both answer tooLarge. Deleting a
 // fork gives its place back.
-func TestForkQuotas(t *testing.T) {
-	tv := MustServeConfig(t, nil, func(c *vat.Config) { c.MaxForks = 2; c.MaxForkDepth = 2 })
+func TestForkQuotas(t *testing.T) { onEachStore(t, testForkQuotas) }
+
+func testForkQuotas(t *testing.T, on storeKind) {
+	tv := on.serveConfig(t, nil, func(c *vat.Config) { c.MaxForks = 2; c.MaxForkDepth = 2 })
 	a := tv.MustRestore(t, tv.MustCreate(t, "quota"))
 	f1, _, err := a.Fork(bg, 0, sharevat.MetaPatch{})
 	require.NoError(t, err)
@@ -98,8 +102,10 @@ func TestForkQuotas(t *testing.T) {
 
 // TestForkOutOfRange: forking past the head is invalid; at 0 and at the
 // head work.
-func TestForkOutOfRange(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestForkOutOfRange(t *testing.T) { onEachStore(t, testForkOutOfRange) }
+
+func testForkOutOfRange(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "range"))
 	appendEvents(t, a, "e1", "e2")
 	_, _, err := a.Fork(bg, 3, sharevat.MetaPatch{})
@@ -116,8 +122,10 @@ func TestForkOutOfRange(t *testing.T) {
 // their subscriptions (which end revoked), exactly as an epoch bump does;
 // its tokens no longer redeem; it stays listed as deleted; its fork lives
 // on; a token without admin may not delete.
-func TestDeleteCutsEverythingLive(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestDeleteCutsEverythingLive(t *testing.T) { onEachStore(t, testDeleteCutsEverythingLive) }
+
+func testDeleteCutsEverythingLive(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "doomed"))
 	appendN(t, a, "a", 5, 5, `{}`)
 	bm := mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeAppend|sharevat.ScopeDelegate, 0, "B")

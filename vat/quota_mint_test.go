@@ -11,9 +11,10 @@ import (
 	"sharevat/vat"
 )
 
-// serveQuota starts a vat whose grants may each have max live children.
-func serveQuota(t *testing.T, max int, now func() time.Time) *testVat {
-	return MustServeConfig(t, nil, func(c *vat.Config) {
+// serveQuota starts a vat (on the store on) whose grants may each have
+// at most max live children.
+func serveQuota(t *testing.T, on storeKind, max int, now func() time.Time) *testVat {
+	return on.serveConfig(t, nil, func(c *vat.Config) {
 		c.MaxChildGrants = max
 		c.Now = now
 	})
@@ -33,8 +34,10 @@ func wantQuotaHit(t *testing.T, err error, what string) {
 // a message saying what to do; revoking one of them frees room; the quota
 // is per grant (a child still mints its own) and the server admin's share
 // creation is not counted.
-func TestMintQuota(t *testing.T) {
-	tv := serveQuota(t, 3, nil)
+func TestMintQuota(t *testing.T) { onEachStore(t, testMintQuota) }
+
+func testMintQuota(t *testing.T, on storeKind) {
+	tv := serveQuota(t, on, 3, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "quota"))
 	rd, err := a.Reader(bg)
 	require.NoError(t, err)
@@ -69,9 +72,11 @@ func TestMintQuota(t *testing.T) {
 }
 
 // TestMintQuotaExpiryFreesRoom: an expired child no longer counts.
-func TestMintQuotaExpiryFreesRoom(t *testing.T) {
+func TestMintQuotaExpiryFreesRoom(t *testing.T) { onEachStore(t, testMintQuotaExpiryFreesRoom) }
+
+func testMintQuotaExpiryFreesRoom(t *testing.T, on storeKind) {
 	clk := newClock()
-	tv := serveQuota(t, 3, clk.Now)
+	tv := serveQuota(t, on, 3, clk.Now)
 	a := tv.MustRestore(t, tv.MustCreate(t, "expiry"))
 	mustGrant(t, a, sharevat.ScopeRead, time.Hour, "short")
 	for _, l := range []string{"2", "3"} {
@@ -84,9 +89,11 @@ func TestMintQuotaExpiryFreesRoom(t *testing.T) {
 }
 
 // TestMintQuotaDefault: without configuration a grant may have 1,000
-// live children.
-func TestMintQuotaDefault(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+// at most max live children.
+func TestMintQuotaDefault(t *testing.T) { onEachStore(t, testMintQuotaDefault) }
+
+func testMintQuotaDefault(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "default"))
 	fillGrants(t, tv.Store, a.Access.GrantID, vat.DefaultMaxChildGrants-1)
 	mustGrant(t, a, sharevat.ScopeRead, 0, "the 1000th")

@@ -14,8 +14,10 @@ import (
 // sibling, not another share's grants), may revoke E two levels down,
 // may not revoke its parent's grant or a sibling, and a grant of another
 // share is notFound even to an owner.
-func TestRevokeAndListThroughTheIndex(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestRevokeAndListThroughTheIndex(t *testing.T) { onEachStore(t, testRevokeAndListThroughTheIndex) }
+
+func testRevokeAndListThroughTheIndex(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "one"))
 	other := tv.MustRestore(t, tv.MustCreate(t, "two"))
 	rw := sharevat.ScopeRead | sharevat.ScopeDelegate

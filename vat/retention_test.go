@@ -79,9 +79,11 @@ func earliestOf(t *testing.T, sh *client.Share) sharevat.Cursor {
 // TestRetentionByCount: with RetainOps set, the job compacts all but the
 // last N ops, within its budget per pass (so over several passes), and
 // a retried op it dropped is still a duplicate. --off stops it.
-func TestRetentionByCount(t *testing.T) {
+func TestRetentionByCount(t *testing.T) { onEachStore(t, testRetentionByCount) }
+
+func testRetentionByCount(t *testing.T, on storeKind) {
 	d := newRetentionDriver()
-	tv := MustServeConfig(t, nil, d.config(4))
+	tv := on.serveConfig(t, nil, d.config(4))
 	a := tv.MustRestore(t, tv.MustCreate(t, "keep3"))
 	appendN(t, a, "a", 10, 10, `{}`)
 	other := tv.MustRestore(t, tv.MustCreate(t, "keep-all"))
@@ -119,9 +121,11 @@ func TestRetentionByCount(t *testing.T) {
 // TestRetentionByAge: with RetainFor set, the job drops the ops appended
 // before now-D (by the vat's clock), and with RetainOps too, an op goes
 // only once both allow it; when every op is old, every op goes.
-func TestRetentionByAge(t *testing.T) {
+func TestRetentionByAge(t *testing.T) { onEachStore(t, testRetentionByAge) }
+
+func testRetentionByAge(t *testing.T, on storeKind) {
 	d := newRetentionDriver()
-	tv := MustServeConfig(t, nil, d.config(0))
+	tv := on.serveConfig(t, nil, d.config(0))
 	a := tv.MustRestore(t, tv.MustCreate(t, "by-age"))
 	appendN(t, a, "old", 5, 5, `{}`)
 	d.clock.Advance(2 * time.Hour)
@@ -151,9 +155,11 @@ func TestRetentionByAge(t *testing.T) {
 // TestRetentionCatchesUp: on its own timer, a job that stopped on its
 // budget with work left runs again after Pause, not after Every, until
 // it has caught up.
-func TestRetentionCatchesUp(t *testing.T) {
+func TestRetentionCatchesUp(t *testing.T) { onEachStore(t, testRetentionCatchesUp) }
+
+func testRetentionCatchesUp(t *testing.T, on storeKind) {
 	passes := make(chan vat.RetentionPass, 64)
-	tv := MustServeConfig(t, nil, func(c *vat.Config) {
+	tv := on.serveConfig(t, nil, func(c *vat.Config) {
 		c.Retention = vat.Retention{Every: time.Hour, Ops: 4, Pause: time.Millisecond, OnPass: func(p vat.RetentionPass) { passes <- p }}
 	})
 	a := tv.MustRestore(t, tv.MustCreate(t, "behind"))

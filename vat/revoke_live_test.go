@@ -32,9 +32,11 @@ func (b *blockingStore) Append(ctx context.Context, req sharevat.AppendRequest) 
 
 // TestRevokeCancelsInFlightCall: an append of B's that is in flight when
 // A revokes B is cancelled and answers revoked; nothing is applied.
-func TestRevokeCancelsInFlightCall(t *testing.T) {
+func TestRevokeCancelsInFlightCall(t *testing.T) { onEachStore(t, testRevokeCancelsInFlightCall) }
+
+func testRevokeCancelsInFlightCall(t *testing.T, on storeKind) {
 	bs := &blockingStore{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	tv := MustServe(t, sharevat.Limits{}, func(s sharevat.Store) sharevat.Store { bs.Store = s; return bs })
+	tv := on.serve(t, sharevat.Limits{}, func(s sharevat.Store) sharevat.Store { bs.Store = s; return bs })
 	a := tv.MustRestore(t, tv.MustCreate(t, "inflight"))
 	bm := mustGrant(t, a, sharevat.ScopeAppend, 0, "B")
 	b := tv.MustRestore(t, bm.Token)
@@ -62,7 +64,11 @@ func TestRevokeCancelsInFlightCall(t *testing.T) {
 // connections while A revokes B. Invariant: no call of B's that started
 // after A's revoke call returned succeeds.
 func TestNoCallSucceedsAfterRevokeReturns(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+	onEachStore(t, testNoCallSucceedsAfterRevokeReturns)
+}
+
+func testNoCallSucceedsAfterRevokeReturns(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "race"))
 	bm := mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeDelegate, 0, "B")
 	var revoked atomic.Bool

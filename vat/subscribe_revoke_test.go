@@ -24,8 +24,10 @@ const prompt = 5 * time.Second
 // without waiting for another op, with errors.Is(err, ErrRevoked); Tail
 // delivered every op before the revoke exactly once; and Tail made no
 // further redeem attempt (it does not retry a permanent error).
-func TestSubscribeRevokedDuringTail(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestSubscribeRevokedDuringTail(t *testing.T) { onEachStore(t, testSubscribeRevokedDuringTail) }
+
+func testSubscribeRevokedDuringTail(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "revoke-tail"))
 	appendN(t, a, "a", 20, 5, `{}`)
 	bm := mustGrant(t, a, sharevat.ScopeRead, 0, "B")
@@ -53,8 +55,10 @@ func TestSubscribeRevokedDuringTail(t *testing.T) {
 // TestSubscribeEpochBumpDuringTail: an epoch bump fences every earlier
 // grant. Invariants: B's Tail and the owner's own old subscription end
 // promptly with ErrRevoked; Tail made no second redeem.
-func TestSubscribeEpochBumpDuringTail(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestSubscribeEpochBumpDuringTail(t *testing.T) { onEachStore(t, testSubscribeEpochBumpDuringTail) }
+
+func testSubscribeEpochBumpDuringTail(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "bump-tail")
 	a := tv.MustRestore(t, owner)
 	appendN(t, a, "a", 5, 5, `{}`)
@@ -76,9 +80,11 @@ func TestSubscribeEpochBumpDuringTail(t *testing.T) {
 // TestSubscribeExpiredGrant: expiry (through the injected clock) is
 // checked before every push. Invariants: after the grant's expiry, the
 // next op is not pushed and the subscription ends revoked.
-func TestSubscribeExpiredGrant(t *testing.T) {
+func TestSubscribeExpiredGrant(t *testing.T) { onEachStore(t, testSubscribeExpiredGrant) }
+
+func testSubscribeExpiredGrant(t *testing.T, on storeKind) {
 	clk := newClock()
-	tv := MustServeConfig(t, nil, func(c *vat.Config) { c.Now = clk.Now })
+	tv := on.serveConfig(t, nil, func(c *vat.Config) { c.Now = clk.Now })
 	a := tv.MustRestore(t, tv.MustCreate(t, "expiry"))
 	appendN(t, a, "a", 3, 3, `{}`)
 	cm := mustGrant(t, a, sharevat.ScopeRead, time.Hour, "C")
@@ -98,7 +104,11 @@ func TestSubscribeExpiredGrant(t *testing.T) {
 // sees a prefix 1..k of the log, in order, and then the subscription
 // ends revoked.
 func TestSubscribeRevokeWithSlowHandler(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+	onEachStore(t, testSubscribeRevokeWithSlowHandler)
+}
+
+func testSubscribeRevokeWithSlowHandler(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "revoke-slow"))
 	appendN(t, a, "a", 200, 20, `{"pad":"0123456789"}`)
 	bm := mustGrant(t, a, sharevat.ScopeRead, 0, "B")

@@ -22,8 +22,10 @@ import (
 // receives exactly cursors 1..100, in order, each once (the raw sink
 // keeps repeats); a subscription from cursor 30 receives exactly 31..100;
 // Subscription.cursor answers the last cursor pushed.
-func TestSubscribeBacklogThenLive(t *testing.T) {
-	tv := MustServe(t, sharevat.Limits{}, nil)
+func TestSubscribeBacklogThenLive(t *testing.T) { onEachStore(t, testSubscribeBacklogThenLive) }
+
+func testSubscribeBacklogThenLive(t *testing.T, on storeKind) {
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "live")
 	appendN(t, tv.MustRestore(t, owner), "before", 50, 7, `{}`)
 
@@ -54,10 +56,12 @@ func TestSubscribeBacklogThenLive(t *testing.T) {
 // ops each at once while 4 subscribers follow (two from the start, two
 // joining midway). Invariant: every subscriber sees the dense sequence
 // 1..800, in order, once each.
-func TestSubscribeConcurrentAppenders(t *testing.T) {
+func TestSubscribeConcurrentAppenders(t *testing.T) { onEachStore(t, testSubscribeConcurrentAppenders) }
+
+func testSubscribeConcurrentAppenders(t *testing.T, on storeKind) {
 	const writers, batches, per = 8, 25, 4
 	const total = sharevat.Cursor(writers * batches * per)
-	tv := MustServe(t, sharevat.Limits{}, nil)
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "many")
 	rd := mustRawReader(t, tv, owner)
 	sinks := []*recSink{newRecSink(nil), newRecSink(nil), newRecSink(nil), newRecSink(nil)}

@@ -18,9 +18,11 @@ import (
 
 // TestRedeemFailuresLookTheSame: every way a redeem can fail gives the
 // same code and the same message, and never echoes the token.
-func TestRedeemFailuresLookTheSame(t *testing.T) {
+func TestRedeemFailuresLookTheSame(t *testing.T) { onEachStore(t, testRedeemFailuresLookTheSame) }
+
+func testRedeemFailuresLookTheSame(t *testing.T, on storeKind) {
 	ctx := context.Background()
-	tv := MustServe(t, sharevat.Limits{}, nil)
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "s")
 	unknown, err := sturdyref.New(rand.Reader)
 	require.NoError(t, err)
@@ -82,9 +84,11 @@ func flip(s string) string {
 	return string(b)
 }
 
-func TestAdminCreateListAndOpen(t *testing.T) {
+func TestAdminCreateListAndOpen(t *testing.T) { onEachStore(t, testAdminCreateListAndOpen) }
+
+func testAdminCreateListAndOpen(t *testing.T, on storeKind) {
 	ctx := context.Background()
-	tv := MustServe(t, sharevat.Limits{}, nil)
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	tv.MustCreate(t, "one")
 	tv.MustCreate(t, "two")
 	admin, err := tv.MustDial(t).RedeemAdmin(ctx, tv.Admin)
@@ -103,9 +107,11 @@ func TestAdminCreateListAndOpen(t *testing.T) {
 	assert.True(t, errors.Is(err, sharevat.ErrPermissionDenied), "a closed server refuses openAdmin: %v", err)
 }
 
-func TestShareInfoAndUpdate(t *testing.T) {
+func TestShareInfoAndUpdate(t *testing.T) { onEachStore(t, testShareInfoAndUpdate) }
+
+func testShareInfoAndUpdate(t *testing.T, on storeKind) {
 	ctx := context.Background()
-	tv := MustServe(t, sharevat.Limits{}, nil)
+	tv := on.serve(t, sharevat.Limits{}, nil)
 	sh := tv.MustRestore(t, tv.MustCreate(t, "before"))
 	assert.Equal(t, sharevat.ScopeOwner, sh.Access.Scope)
 	assert.Equal(t, "before", sh.Info.Meta.Title)

@@ -1,7 +1,8 @@
 // Package vattest builds a whole sharevat server in-process for tests: a
-// real bbolt file in tb.TempDir(), the vat, and the WebSocket handler on
-// a real loopback HTTP server, with helpers to dial, create shares and
-// redeem tokens. Only tests import it.
+// real bbolt file in a temporary directory (or a PostgreSQL database, when
+// Options.DSN names one), the vat, and the WebSocket handler on a real
+// loopback HTTP server, with helpers to dial, create shares and redeem
+// tokens. Only tests import it.
 package vattest
 
 import (
@@ -26,6 +27,7 @@ import (
 	"sharevat/rpc"
 	"sharevat/schema"
 	"sharevat/store/bolt"
+	"sharevat/store/pg"
 	"sharevat/sturdyref"
 	"sharevat/vat"
 )
@@ -36,6 +38,9 @@ type Options struct {
 	Wrap func(sharevat.Store) sharevat.Store
 	// Config, if set, adjusts the vat's Config before New.
 	Config func(*vat.Config)
+	// DSN, if set, is a PostgreSQL database (pgtest.DB) the vat keeps its
+	// vault in, through store/pg, instead of a bbolt file.
+	DSN string
 }
 
 // Server is a running in-process vat.
@@ -46,7 +51,7 @@ type Server struct {
 	Store sharevat.Store // the store as the vat sees it (wrapped, if Wrap was given)
 	Admin string         // the admin token
 	Log   *SyncBuf       // everything the vat and the transport logged, at debug level
-	Dir   string         // the data directory
+	Dir   string         // the data directory (empty of the vault on PostgreSQL)
 }
 
 // Start builds and starts a Server; tb's cleanup stops it.
@@ -78,7 +83,7 @@ func Serve(opts Options) (s *Server, stop func(), err error) {
 		return nil, nil, err
 	}
 	stops = append(stops, func() { os.RemoveAll(s.Dir) })
-	db, err := bolt.Open(filepath.Join(s.Dir, "sharevat.db"), bolt.Options{})
+	db, err := openStore(s.Dir, opts.DSN)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -101,6 +106,19 @@ func Serve(opts Options) (s *Server, stop func(), err error) {
 	s.Admin = m.Token
 	s.Addr = strings.TrimSuffix(strings.TrimPrefix(s.URL, "ws://"), "/rpc")
 	return s, stop, nil
+}
+
+// openStore opens the bbolt file in dir, or the PostgreSQL database dsn
+// when it is set.
+func openStore(dir, dsn string) (sharevat.Store, error) {
+	if dsn != "" {
+		st, err := pg.Open(context.Background(), dsn, pg.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+	return bolt.Open(filepath.Join(dir, "sharevat.db"), bolt.Options{})
 }
 
 func newVat(st sharevat.Store, logger *slog.Logger, adjust func(*vat.Config)) (*vat.Vat, error) {

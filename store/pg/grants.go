@@ -114,7 +114,7 @@ func (st *Store) CreateChild(ctx context.Context, g sharevat.Grant, maxLive int)
 				return err
 			}
 			if n >= maxLive {
-				return sharevat.Errorf(sharevat.ETooLarge, "grant %q already has %d live grants minted from it; the limit is %d", g.Parent, n, maxLive)
+				return sharevat.Errorf(sharevat.ETooLarge, "this grant has minted %d live grants (the limit is %d); revoke some first", n, maxLive)
 			}
 		}
 		return insertGrant(ctx, tx, &g)
