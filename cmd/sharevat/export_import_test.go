@@ -28,8 +28,8 @@ type xiEnv struct {
 	state string
 }
 
-func newXIEnv(t *testing.T) *xiEnv {
-	return &xiEnv{t: t, srv: startServer(t, t.TempDir()), state: t.TempDir()}
+func newXIEnv(t *testing.T, on storeKind) *xiEnv {
+	return &xiEnv{t: t, srv: on.startServer(t, t.TempDir()), state: t.TempDir()}
 }
 
 // run runs the CLI with the server and the state directory set.
@@ -137,8 +137,10 @@ func snapshotOf(t *testing.T, url, token string) map[string]string {
 // a share with the same ops — op ids, kinds, keys, bodies byte for byte,
 // delete flags, order — and the same snapshot and metadata; the header
 // says what the format documents.
-func TestExportImportRoundTrip(t *testing.T) {
-	x := newXIEnv(t)
+func TestExportImportRoundTrip(t *testing.T) { onEachStore(t, testExportImportRoundTrip) }
+
+func testExportImportRoundTrip(t *testing.T, on storeKind) {
+	x := newXIEnv(t, on)
 	out, stderr, code := x.run("", append([]string{"create", "--title", "round trip", "--project", "p1", "--directory", "/src/app", "--version", "1.2"}, x.admin()...)...)
 	require.Equal(t, 0, code, stderr)
 	owner := firstLine(out)
@@ -257,8 +259,10 @@ func (x *xiEnv) importState() map[string]any {
 // re-run finds the share the first run created, gets a new owner token
 // for it (the first run's dies), and the share ends up with every op of
 // the export exactly once, in order. No second share is created.
-func TestImportResumesAfterKill(t *testing.T) {
-	x := newXIEnv(t)
+func TestImportResumesAfterKill(t *testing.T) { onEachStore(t, testImportResumesAfterKill) }
+
+func testImportResumesAfterKill(t *testing.T, on storeKind) {
+	x := newXIEnv(t, on)
 	owner, file := x.exportOf(6000)
 	firstToken := x.killImportMidway(file, 6000)
 
@@ -322,7 +326,11 @@ func waitForImportProgress(t *testing.T, x *xiEnv, total int) any {
 // completed with --into-file and the owner token the first run printed,
 // which stays valid; a token of another share is refused.
 func TestImportIntoResumesWithTheFirstToken(t *testing.T) {
-	x := newXIEnv(t)
+	onEachStore(t, testImportIntoResumesWithTheFirstToken)
+}
+
+func testImportIntoResumesWithTheFirstToken(t *testing.T, on storeKind) {
+	x := newXIEnv(t, on)
 	owner, file := x.exportOf(6000)
 	first := x.killImportMidway(file, 6000)
 	tokFile := filepath.Join(t.TempDir(), "owner.token")
@@ -342,8 +350,10 @@ func TestImportIntoResumesWithTheFirstToken(t *testing.T) {
 // TestImportRefusesDamagedExports: an export cut short, with a cursor
 // gap, of a newer format version, or neither format is refused (exit 2)
 // before any share is created.
-func TestImportRefusesDamagedExports(t *testing.T) {
-	x := newXIEnv(t)
+func TestImportRefusesDamagedExports(t *testing.T) { onEachStore(t, testImportRefusesDamagedExports) }
+
+func testImportRefusesDamagedExports(t *testing.T, on storeKind) {
+	x := newXIEnv(t, on)
 	_, file := x.exportOf(10)
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)

@@ -22,8 +22,10 @@ const opencodeFixture = "testdata/opencode-export.json"
 // share takes the session's title, project and directory. Importing the
 // same file again is refused (already imported); --from opencode names
 // the format; --into the first share appends nothing new.
-func TestImportOpencode(t *testing.T) {
-	x := newXIEnv(t)
+func TestImportOpencode(t *testing.T) { onEachStore(t, testImportOpencode) }
+
+func testImportOpencode(t *testing.T, on storeKind) {
+	x := newXIEnv(t, on)
 	token := x.importFile(opencodeFixture)
 	got := readAll(t, x.srv.URL, token)
 
@@ -96,8 +98,10 @@ func TestImportOpencode(t *testing.T) {
 // TestImportOpencodeFormatSwitch: --from sharevat refuses an opencode
 // export; a compacted (one-line) opencode export is detected too, and
 // so is one read from stdin (--json: one object with the token).
-func TestImportOpencodeFormatSwitch(t *testing.T) {
-	x := newXIEnv(t)
+func TestImportOpencodeFormatSwitch(t *testing.T) { onEachStore(t, testImportOpencodeFormatSwitch) }
+
+func testImportOpencodeFormatSwitch(t *testing.T, on storeKind) {
+	x := newXIEnv(t, on)
 	_, stderr, code := x.run("", append([]string{"import", "--file", opencodeFixture, "--from", "sharevat"}, x.admin()...)...)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "not a sharevat export")

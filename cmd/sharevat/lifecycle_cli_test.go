@@ -27,8 +27,8 @@ type lifecycle struct {
 	id           string   // the share's id
 }
 
-func newLifecycle(t *testing.T, title string) *lifecycle {
-	srv := startServer(t, t.TempDir())
+func newLifecycle(t *testing.T, on storeKind, title string) *lifecycle {
+	srv := on.startServer(t, t.TempDir())
 	l := &lifecycle{t: t, srv: srv}
 	base := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + t.TempDir()}
 	l.admin = append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"))
@@ -85,8 +85,10 @@ func opIDsOf(t *testing.T, jsonl string) []string {
 // alone on stdout and a note on stderr; the fork's log and snapshot are
 // the parent's at cursor 3; later appends stay apart; `children` and
 // `list --parent` list it; past the head exits 1 with invalid.
-func TestCLIForkAndChildren(t *testing.T) {
-	l := newLifecycle(t, "parent")
+func TestCLIForkAndChildren(t *testing.T) { onEachStore(t, testCLIForkAndChildren) }
+
+func testCLIForkAndChildren(t *testing.T, on storeKind) {
+	l := newLifecycle(t, on, "parent")
 	l.run(l.owner, events("p", 5), 0, "append")
 
 	out, stderr := l.run(l.owner, "", 0, "fork", "--at", "3", "--title", "the fork")
@@ -136,8 +138,10 @@ func TestCLIForkAndChildren(t *testing.T) {
 // --yes (exit 2); a read-only token may not delete (exit 3); afterwards
 // the owner token is refused (exit 3), and list shows the share only
 // with --deleted.
-func TestCLIDeleteEndsLiveTail(t *testing.T) {
-	l := newLifecycle(t, "doomed")
+func TestCLIDeleteEndsLiveTail(t *testing.T) { onEachStore(t, testCLIDeleteEndsLiveTail) }
+
+func testCLIDeleteEndsLiveTail(t *testing.T, on storeKind) {
+	l := newLifecycle(t, on, "doomed")
 	l.run(l.owner, events("d", 3), 0, "append")
 	reader, _ := l.run(l.owner, "", 0, "grant", "--scope", "read")
 	reader = strings.TrimSpace(reader)
@@ -165,8 +169,10 @@ func TestCLIDeleteEndsLiveTail(t *testing.T) {
 // TestCLIListFiltersAndPages: `list` follows the server's pages (more
 // shares than one page of 100), filters by project, status and parent,
 // and stops at --limit; bad filters are usage errors.
-func TestCLIListFiltersAndPages(t *testing.T) {
-	l := newLifecycle(t, "first")
+func TestCLIListFiltersAndPages(t *testing.T) { onEachStore(t, testCLIListFiltersAndPages) }
+
+func testCLIListFiltersAndPages(t *testing.T, on storeKind) {
+	l := newLifecycle(t, on, "first")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn, err := client.Dial(ctx, l.srv.URL, nil)
@@ -212,8 +218,10 @@ func adminToken(t *testing.T, srv *server) string {
 // `--set` changes it (admin right), `--all` with the admin token lists
 // every share's; a share token with --all exits 3 with the admin-token
 // hint.
-func TestCLIStatus(t *testing.T) {
-	l := newLifecycle(t, "working")
+func TestCLIStatus(t *testing.T) { onEachStore(t, testCLIStatus) }
+
+func testCLIStatus(t *testing.T, on storeKind) {
+	l := newLifecycle(t, on, "working")
 	out, _ := l.run(l.owner, "", 0, "status")
 	assert.Equal(t, "share "+l.id+" is idle since its creation\n", out)
 	out, _ = l.run(l.owner, "", 0, "status", "--set", "busy")
@@ -243,8 +251,10 @@ func TestCLIStatus(t *testing.T) {
 // turns off the retention, and the server compacts in the background
 // (its log says so); `privacy` shows and sets the policy; each checks
 // its command line (exit 2) and rights (exit 3).
-func TestCLICompactRetentionPrivacy(t *testing.T) {
-	l := newLifecycle(t, "long")
+func TestCLICompactRetentionPrivacy(t *testing.T) { onEachStore(t, testCLICompactRetentionPrivacy) }
+
+func testCLICompactRetentionPrivacy(t *testing.T, on storeKind) {
+	l := newLifecycle(t, on, "long")
 	l.run(l.owner, events("c", 6), 0, "append")
 	out, _ := l.run(l.owner, "", 0, "compact", "--before", "4")
 	assert.Equal(t, "compacted share "+l.id+"; the earliest readable cursor is 4\n", out)
