@@ -1,6 +1,7 @@
 package capnweb
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -109,6 +110,27 @@ type Peer struct {
 type Meter interface {
 	Charge(n int64) error
 	Release(n int64)
+}
+
+// meterKey keys the session's budget in the context its Targets' calls
+// receive.
+type meterKey struct{}
+
+func withMeter(ctx context.Context, m *budget) context.Context {
+	if m == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, meterKey{}, Meter(m))
+}
+
+// SessionMeter returns the memory budget of the session that made the
+// call whose context is ctx (the one Target.Call receives), nil for any
+// other context. An Answer charges to it what it holds while it builds
+// its value (Peer.Meter is the same budget); the value it returns is
+// then charged by the session while it is kept.
+func SessionMeter(ctx context.Context) Meter {
+	m, _ := ctx.Value(meterKey{}).(Meter)
+	return m
 }
 
 // Pool is a memory budget shared by many sessions (and, in sharevat, the

@@ -88,7 +88,7 @@ type session struct {
 
 // newSession starts a session whose main interface is main (nil: none).
 func newSession(o *Options, out outbox, meter *budget, main Target, batch bool) *session {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(withMeter(context.Background(), meter))
 	s := &session{
 		o: o, log: o.Logger, out: out, meter: meter, batch: batch,
 		ctx: ctx, cancel: cancel, done: make(chan struct{}), finished: make(chan struct{}),

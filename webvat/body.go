@@ -3,7 +3,6 @@ package webvat
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"math/big"
 	"time"
 	"unicode/utf8"
@@ -176,55 +175,20 @@ func decodeBody(body []byte) capnweb.Value {
 	if len(body) == 0 {
 		return capnweb.Undefined
 	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	v, err := decodeValue(d)
-	if err != nil {
-		return body
-	}
-	if _, err := d.Token(); err != io.EOF {
+	p := bodyParser{b: body}
+	v, ok := p.value(0)
+	if !ok || p.space() < len(body) {
 		return body
 	}
 	return v
 }
 
-// decodeValue reads one value from d.
-func decodeValue(d *json.Decoder) (capnweb.Value, error) {
-	t, err := d.Token()
-	if err != nil {
-		return nil, err
+// decodeBodyView is decodeBody for a body it may not keep (a view into
+// a Cap'n Proto message): one that is not JSON is answered as a copy.
+func decodeBodyView(body []byte) capnweb.Value {
+	v := decodeBody(body)
+	if b, ok := v.([]byte); ok {
+		return bytes.Clone(b)
 	}
-	switch t {
-	case json.Delim('['):
-		l := []capnweb.Value{}
-		for d.More() {
-			e, err := decodeValue(d)
-			if err != nil {
-				return nil, err
-			}
-			l = append(l, e)
-		}
-		_, err := d.Token()
-		return l, err
-	case json.Delim('{'):
-		return decodeObject(d)
-	}
-	return t, nil
-}
-
-func decodeObject(d *json.Decoder) (capnweb.Value, error) {
-	o := capnweb.NewObject()
-	for d.More() {
-		k, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		v, err := decodeValue(d)
-		if err != nil {
-			return nil, err
-		}
-		o.Fields = append(o.Fields, capnweb.Field{Name: k.(string), Value: v})
-	}
-	_, err := d.Token()
-	return o, err
+	return v
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,4 +85,45 @@ func FuzzBody(f *testing.F) {
 		require.NoError(t, json.Unmarshal(again, &y))
 		assert.Equal(t, x, y)
 	})
+}
+
+// TestDecodeBody: the in-place parser answers what a json.Decoder with
+// UseNumber would (field order and number text kept), and a body that is
+// not exactly one JSON value as its bytes.
+func TestDecodeBody(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want capnweb.Value
+	}{
+		{` {"b":1.0, "a":[true,false,null,"x\"\u00e9\\n"],"a":{}} `, &capnweb.Object{Fields: []capnweb.Field{
+			{Name: "b", Value: json.Number("1.0")},
+			{Name: "a", Value: []capnweb.Value{true, false, nil, "x\"é\\n"}},
+			{Name: "a", Value: capnweb.NewObject()}, // a repeated name is kept, as sent
+		}}},
+		{`[]`, []capnweb.Value{}},
+		{`-0.5e+3`, json.Number("-0.5e+3")},
+		{"\"\xff\"", "\ufffd"},
+		{`[[1],[2,[3]]]`, []capnweb.Value{[]capnweb.Value{json.Number("1")},
+			[]capnweb.Value{json.Number("2"), []capnweb.Value{json.Number("3")}}}},
+	} {
+		got := decodeBody([]byte(tc.in))
+		if o, ok := tc.want.(*capnweb.Object); ok {
+			require.IsType(t, o, got, tc.in)
+			assert.Equal(t, o.Fields, got.(*capnweb.Object).Fields, tc.in)
+			continue
+		}
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+	assert.Equal(t, capnweb.Undefined, decodeBody(nil))
+	for _, bad := range []string{`{`, `[1,]`, `[1 2]`, `{"a" 1}`, `{"a":1,}`, `{1:2}`, `"x`, "\"a\x01\"", `01`,
+		`1.`, `tru`, `nul`, `1 2`, `[1]]`, `{"a":1}}`, `-`, `"\q"`, ` `} {
+		got := decodeBody([]byte(bad))
+		assert.Equal(t, []byte(bad), got, "%q is answered as its bytes", bad)
+	}
+	view := []byte(`{`)
+	got := decodeBodyView(view)
+	view[0] = 'x'
+	assert.Equal(t, []byte(`{`), got, "a view's bytes are copied")
+	deep := strings.Repeat("[", maxDecodeDepth+2) + strings.Repeat("]", maxDecodeDepth+2)
+	assert.Equal(t, []byte(deep), decodeBody([]byte(deep)), "too deep")
 }

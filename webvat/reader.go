@@ -29,7 +29,7 @@ func (t *readerTarget) Call(ctx context.Context, method string, args []capnweb.V
 		return t.read(c)
 	case "snapshot":
 		fut, rel := t.c.Snapshot(c.ctx, nil)
-		return await(fut.Struct, rel, func(r schema.Reader_snapshot_Results) (capnweb.Value, error) {
+		return awaitHeld(c.ctx, fut.Struct, rel, func(r schema.Reader_snapshot_Results) (capnweb.Value, error) {
 			ents, err := read(r.Entities, wire.ReadEntities)
 			if err != nil {
 				return nil, err
@@ -54,12 +54,12 @@ func (t *readerTarget) read(c *call) capnweb.Answer {
 		p.SetLimit(limit)
 		return nil
 	})
-	return await(fut.Struct, rel, func(r schema.Reader_read_Results) (capnweb.Value, error) {
-		ops, err := read(r.Ops, wire.ReadEntries)
+	return awaitHeld(c.ctx, fut.Struct, rel, func(r schema.Reader_read_Results) (capnweb.Value, error) {
+		ops, err := entriesFrom(r.Ops)
 		if err != nil {
 			return nil, err
 		}
-		return capnweb.NewObject().Set("ops", entriesValue(ops)).Set("head", r.Head()), nil
+		return capnweb.NewObject().Set("ops", ops).Set("head", r.Head()), nil
 	})
 }
 
