@@ -33,6 +33,9 @@ func newListMerge(tx *bbolt.Tx, tails map[sharevat.ShareID]*tailView) (*listMerg
 	m := &listMerge{tails: tails, stale: map[string]bool{}}
 	for id, tv := range tails {
 		s, err := getShare(tx, id)
+		if sharevat.ErrorCode(err) == sharevat.ENotFound {
+			continue // not listed either
+		}
 		if err != nil {
 			return nil, err
 		}
