@@ -169,7 +169,8 @@ const adminLock = 0x7368766d
 // ensureAdminToken; on PostgreSQL, where every vat shares one admin
 // token, only the first vat to start on a database without a live admin
 // grant mints it (under an advisory lock) into its <data>/admin.token;
-// another vat without the file logs where to copy it from.
+// another vat without the file logs where to copy it from. Rotating it
+// is admin-token --rotate (admintoken.go), under the same lock.
 func (s *servedStore) ensureAdmin(ctx context.Context, v *vat.Vat, dir string, log *slog.Logger) error {
 	if s.pg == nil {
 		return ensureAdminToken(ctx, v, dir, log)
@@ -185,7 +186,7 @@ func (s *servedStore) ensureAdmin(ctx context.Context, v *vat.Vat, dir string, l
 		}
 		for _, g := range admins {
 			if !g.Revoked {
-				log.Warn("the database's admin token was minted by another vat: copy its admin.token here to use it with --token-file", "path", filepath.Join(dir, adminFile))
+				log.Warn("the database's admin token was minted by another vat: copy its admin.token here to use it with --token-file, or mint a new one (revoking it) with sharevat admin-token --rotate", "path", filepath.Join(dir, adminFile))
 				return nil
 			}
 		}
