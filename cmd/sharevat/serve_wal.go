@@ -20,7 +20,7 @@ type walFlags struct {
 
 func (f *walFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mode, "wal", "on", "the write-ahead log in front of the bbolt file: on (an append costs one sequential write and one fdatasync, applied to the file in the background) or off (every append group commits a bbolt transaction); a log left by a run with it on is applied when it starts off")
-	fs.StringVar(&f.dir, "wal-dir", "", "the write-ahead log's directory (put it on a fast disk); default <data>/sharevat.db.wal")
+	fs.StringVar(&f.dir, "wal-dir", "", "the write-ahead log's directory (e.g. on a faster disk); <data>/sharevat.db.wal becomes a link to it, so check and backup find it; a log that holds appends the bbolt file does not is never moved (stop cleanly first); default <data>/sharevat.db.wal")
 	fs.Var(&f.maxPending, "wal-max-pending", "how far the write-ahead log may run ahead of the bbolt file (its memory, and what a restart after a crash replays) before appends wait, or are refused while the file cannot be written; e.g. 256MiB; default 128MiB")
 	fs.DurationVar(&f.applyEvery, "wal-apply-every", 0, "apply the write-ahead log to the bbolt file at least this often while any is pending; default 1s")
 	fs.Var(&f.applyBytes, "wal-apply-bytes", "apply the write-ahead log to the bbolt file as soon as this much is pending; default 4MiB")

@@ -51,7 +51,11 @@ type Options struct {
 	// earlier run is applied to the data file at Open and removed.
 	NoWAL bool
 	// WALDir is the write-ahead log's directory; "" means the data
-	// file's path with ".wal" added.
+	// file's path with ".wal" added. Open makes that path a symbolic
+	// link to WALDir (Check, BackupFile and a later Open without WALDir
+	// find the log there), and refuses to start when a log with records
+	// is at that path or at the link's old target: apply it first (start
+	// once without changing WALDir).
 	WALDir string
 	// WALFS is the file layer under the write-ahead log; nil means the
 	// operating system's. For tests (wal.Lossy).

@@ -101,6 +101,11 @@ func (db *DB) openWAL() error {
 	if err != nil {
 		return err
 	}
+	if !db.opts.NoWAL {
+		if err := linkWALDir(db.path, db.opts, cp); err != nil {
+			return err
+		}
+	}
 	log, recs, err := wal.Open(dir, cp, wal.Options{FS: db.opts.WALFS, NoSync: db.opts.NoSync})
 	if err != nil {
 		return walDamaged(dir, err)
