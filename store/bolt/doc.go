@@ -4,15 +4,61 @@
 //
 // # Durability and concurrency
 //
-// Every write method returns only after its transaction has committed,
-// and bbolt fsyncs on commit (unless Options.NoSync, which is for tests and
+// Every write method returns only after what it wrote is durable: in the
+// write-ahead log (appends, see below) or in the data file, which bbolt
+// fsyncs on commit (unless Options.NoSync, which is for tests and
 // benchmarks only). A DB is safe for concurrent use. Appends are
 // group-committed: an Append that arrives while another group is being
-// committed waits, and the next group (up to 128 calls) runs in one
-// read-write transaction with one fsync. A lone Append commits at once; no
-// timer is involved. Each call in a group still sees the writes of the
-// calls before it, and a store failure in any call makes every call of the
-// group retry alone, so one bad call cannot fail the others.
+// committed waits, and the next group (up to 128 calls) is decided
+// together and made durable with one fdatasync. A lone Append commits at
+// once; no timer is involved. Each call in a group still sees the writes
+// of the calls before it. With the log a call whose decision fails (a
+// damaged record) fails alone; with NoWAL a group is one read-write
+// transaction with one fsync, and a store failure in any call makes every
+// call of the group retry alone, so one bad call cannot fail the others.
+//
+// # Write-ahead log
+//
+// Unless Options.NoWAL, appends go through a write-ahead log (package
+// wal: segments of CRC-32C-framed records beside the data file, in
+// <path>.wal, or in Options.WALDir with <path>.wal a link to it), as
+// etcd puts its WAL in front of its bbolt backend:
+//
+//   - Decide (walpipe.go, under the order lock): the group's calls run
+//     the append engine (store/apply) against a read transaction of the
+//     data file, the overlay (acknowledged, not yet in the data file) and
+//     the stage (ops of groups written, not yet durable, and of the calls
+//     before in this group); each call that applies ops becomes one
+//     record (walrecord.go), and the group's records are written with one
+//     write. Then the next group may be decided.
+//   - Sync (under pubMu): one fdatasync covers every record written so
+//     far; then the records are published to the overlay, in LSN order,
+//     and the calls answered. Nothing is answered or readable before it
+//     is durable; a group that wrote nothing (duplicates only) waits for
+//     the groups its answers rest on. A failed fdatasync fails every
+//     later group until the process restarts (the log refuses writes).
+//   - Apply (walapply.go, in the background): every Options.ApplyEvery
+//     (1 s) or once Options.ApplyBytes (4 MiB) are pending, up to 32 MiB
+//     of records go into the data file in one transaction, which also
+//     moves the checkpoint (the last LSN it holds, key "wal" of the
+//     sharevat bucket); the overlay is then trimmed and whole segments at
+//     or below the checkpoint removed.
+//   - Read: Read, Snapshot, Share, Shares, ListShares, Children and
+//     UpdateMeta's answer lay the overlay over the data file, so every
+//     acknowledged op is seen at once, in cursor order. Writes that
+//     change a log, an epoch or a share's existence (compaction, fork,
+//     delete, epoch bump) and Backup and Flush are exclusive: appends
+//     wait while the whole log is applied first (fork and delete are
+//     rare; compaction is retention's, at most one pass a minute).
+//   - Bound: at most Options.MaxPendingBytes (128 MiB) of log may wait
+//     for the data file. Past it appends wait for the applier (10 s at
+//     most), and while its last attempt failed (a full disk) they are
+//     refused at once with EUnavailable; memory and replay stay bounded.
+//   - Open replays the records past the checkpoint into the overlay (a
+//     torn tail, the write a crash cut, is cut off; damage elsewhere is
+//     ECorrupt) and fsyncs the log's tail before answering. Close applies
+//     the whole log. NoWAL applies a log left by an earlier run and
+//     removes it; Check verifies the log against the data file.
 //
 // The data file is locked while open. A second Open of the same file, by
 // this process or another, fails after Options.LockTimeout with
