@@ -22,17 +22,17 @@ var migrateCommand = command{
 sharevat.db and pepper.key) into an empty PostgreSQL database (--to
 postgres://…), so that several vats can serve it (docs/several-vats.md):
 every share, deleted ones included, with its metadata, settings, epoch,
-log (op ids, batch ids, cursors, times, digests), op-id index and state;
+log (op ids, batch ids, cursors, times, digests), op-id index, state and
+what a compaction kept (the op ids it dropped, the base of a fork);
 every grant with its verifier, revoked ones too, and the server's admin
 grant; the audit log, keeping its sequence numbers; and the pepper's
 fingerprint. No token changes: every token of the vault redeems on the
 database with the same pepper, and the vat's admin.token stays valid.
 Stop the vat first (a directory a running vat holds is refused), then
 start the vats with --store and --pepper-file DIR/pepper.key (or
-SHAREVAT_PEPPER). The database must hold no share and no grant. The op ids
-of ops already compacted away are not copied (a retry of such an op after
-the migration would be applied again); the command names each compacted
-share.
+SHAREVAT_PEPPER). The database must hold no share and no grant. A
+compacted share keeps the op ids of the ops compacted away (a late retry
+of one is still a duplicate at its cursor) and the state it forks from.
 
 The way back, --from postgres://… --to DIR, needs the vats' pepper
 (--pepper-file, or SHAREVAT_PEPPER), writes it to DIR/pepper.key and
@@ -105,14 +105,15 @@ func migrate(ctx context.Context, env *Env, dir, dsn string) error {
 	if err := refuseNonEmpty(ctx, dst); err != nil {
 		return err
 	}
-	n, err := copyVault(ctx, env, src, dst)
+	n, err := copyVault(ctx, src, dst)
 	if err != nil {
 		return err
 	}
 	if err := checkPepperFingerprint(ctx, dst, pepper); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "migrated %d shares, %d grants, %d ops, %d audit records to %s\n", n.shares, n.grants, n.ops, n.audit, redactedURL(dsn))
+	fmt.Fprintf(env.Stdout, "migrated %d shares, %d grants, %d ops (and the op ids of %d compacted ones), %d audit records to %s\n",
+		n.shares, n.grants, n.ops, n.compacted, n.audit, redactedURL(dsn))
 	return nil
 }
 
@@ -133,10 +134,10 @@ func refuseNonEmpty(ctx context.Context, st sharevat.Store) error {
 }
 
 // copied counts what copyVault wrote.
-type copied struct{ shares, grants, ops, audit int }
+type copied struct{ shares, grants, ops, compacted, audit int }
 
 // copyVault copies every share, the admin grants and the audit log.
-func copyVault(ctx context.Context, env *Env, src sharevat.Store, dst sharevat.VaultLoader) (copied, error) {
+func copyVault(ctx context.Context, src sharevat.Store, dst sharevat.VaultLoader) (copied, error) {
 	var n copied
 	shares, err := src.Shares(ctx)
 	if err != nil {
@@ -147,13 +148,11 @@ func copyVault(ctx context.Context, env *Env, src sharevat.Store, dst sharevat.V
 		if err != nil {
 			return n, fmt.Errorf("share %s: %w", s.ID, err)
 		}
-		if s.Earliest > 1 {
-			fmt.Fprintf(env.Stderr, "sharevat: share %s was compacted: the op ids of cursors 1..%d are not copied\n", s.ID, s.Earliest-1)
-		}
 		if err := dst.LoadShare(ctx, c); err != nil {
 			return n, fmt.Errorf("share %s: %w", s.ID, err)
 		}
 		n.shares, n.grants, n.ops = n.shares+1, n.grants+len(c.Grants), n.ops+len(c.Log)
+		n.compacted += len(c.Compacted.Ops)
 	}
 	admins, err := src.Grants(ctx, "")
 	if err == nil {
@@ -189,8 +188,34 @@ func readShare(ctx context.Context, src sharevat.Store, s sharevat.Share) (share
 		c.Log = append(c.Log, page...)
 		after = page[len(page)-1].Cursor
 	}
-	c.State, _, err = src.Snapshot(ctx, s.ID)
-	return c, err
+	if c.State, _, err = src.Snapshot(ctx, s.ID); err != nil {
+		return c, err
+	}
+	return c, readCompacted(ctx, src, &c)
+}
+
+// readCompacted reads what the compactions of c's share kept beyond its
+// log (the op ids of the ops they dropped, and the base) into c. It is
+// read after the log and state, in a transaction of its own: the vat is
+// stopped, so nothing moves in between, and the earliest cursor it was
+// read at is checked against the share's.
+func readCompacted(ctx context.Context, src sharevat.Store, c *sharevat.ShareCopy) error {
+	if c.Share.Earliest <= 1 {
+		return nil
+	}
+	cr, ok := src.(sharevat.CompactedReader)
+	if !ok {
+		return fmt.Errorf("the share was compacted, and this store cannot give the op ids of the ops it dropped")
+	}
+	k, err := cr.ReadCompacted(ctx, c.Share.ID)
+	if err != nil {
+		return err
+	}
+	if k.Earliest != c.Share.Earliest {
+		return fmt.Errorf("the share's earliest cursor moved from %d to %d while it was read: is a vat running?", c.Share.Earliest, k.Earliest)
+	}
+	c.Compacted = k
+	return nil
 }
 
 // copyAudit copies the audit log a page at a time.

@@ -12,10 +12,14 @@ var _ sharevat.VaultLoader = (*Store)(nil)
 
 // LoadShare implements sharevat.VaultLoader: one transaction writes the
 // share row as given (head included), its grants, its log rows, one
-// op-id index row per log row, and its state (digests computed as
-// Append computes them). Compacted ops are not in c, so neither are
-// their op-id index rows nor base rows (docs/several-vats.md).
+// op-id index row per log row and per op a compaction dropped
+// (c.Compacted.Ops), and its state and base (digests computed as Append
+// computes them), so that a retry of a compacted op is still a
+// duplicate at its cursor and a fork from earliest-1 on is exact.
 func (st *Store) LoadShare(ctx context.Context, c sharevat.ShareCopy) error {
+	if err := checkCompacted(&c); err != nil {
+		return err
+	}
 	return st.update(ctx, "load share", func(tx pgx.Tx) error {
 		if err := insertShare(ctx, tx, &c.Share); err != nil {
 			return err
@@ -38,6 +42,7 @@ func (st *Store) LoadShare(ctx context.Context, c sharevat.ShareCopy) error {
 			batch.Queue(`INSERT INTO state (share, kind, key, body, cursor, at, digest) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
 				b(c.Share.ID), b(e.Kind), b(e.Key), nonNil(e.Body), i64(e.Cursor), ns(e.At), d[:])
 		}
+		queueCompacted(batch, b(c.Share.ID), &c.Compacted)
 		return tx.SendBatch(ctx, batch).Close()
 	})
 }
