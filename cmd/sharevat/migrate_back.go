@@ -27,8 +27,10 @@ var replayLimits = sharevat.Limits{MaxBodyBytes: sharevat.HardMaxBatchBytes, Max
 // appended again batch by batch with each batch's time, which gives the
 // same cursors, op ids, digests and state; grants are stored as they
 // are, deletions done again; the audit log is appended in order (its
-// sequence numbers renumbered from 1). A compacted share cannot be
-// replayed, so a vault holding one is refused.
+// sequence numbers renumbered from 1). A compacted share is created as
+// compacted (bolt.DB.CreateCompacted: the op ids of the ops compacted
+// away and its state at earliest-1) and its log replayed from its
+// earliest cursor on.
 func migrateBack(ctx context.Context, env *Env, dsn, dir string, pepper []byte) error {
 	src, err := pg.Open(ctx, dsn, pg.Options{})
 	if err != nil {
@@ -38,7 +40,7 @@ func migrateBack(ctx context.Context, env *Env, dsn, dir string, pepper []byte) 
 	if err := checkPepperFingerprint(ctx, src, pepper); err != nil {
 		return err
 	}
-	shares, err := replayableShares(ctx, src)
+	shares, err := sharesInOrder(ctx, src)
 	if err != nil {
 		return err
 	}
@@ -75,28 +77,19 @@ func freshDataDir(dir string) error {
 	return nil
 }
 
-// replayableShares lists the shares, oldest first (a fork after its
-// parent), refusing compacted ones.
-func replayableShares(ctx context.Context, src sharevat.Store) ([]sharevat.Share, error) {
+// sharesInOrder lists the shares, oldest first (a fork after its
+// parent).
+func sharesInOrder(ctx context.Context, src sharevat.Store) ([]sharevat.Share, error) {
 	shares, err := src.Shares(ctx)
 	if err != nil {
 		return nil, err
-	}
-	var compacted []sharevat.ShareID
-	for _, s := range shares {
-		if s.Earliest > 1 && !s.Deleted {
-			compacted = append(compacted, s.ID)
-		}
-	}
-	if len(compacted) > 0 {
-		return nil, fmt.Errorf("shares %v were compacted: their logs cannot be copied back to a data directory", compacted)
 	}
 	slices.SortStableFunc(shares, func(a, b sharevat.Share) int { return a.Meta.CreatedAt.Compare(b.Meta.CreatedAt) })
 	return shares, nil
 }
 
 // replayVault replays every share, the admin grants and the audit log.
-func replayVault(ctx context.Context, src, dst sharevat.Store, shares []sharevat.Share) (copied, error) {
+func replayVault(ctx context.Context, src sharevat.Store, dst *bolt.DB, shares []sharevat.Share) (copied, error) {
 	var n copied
 	for _, s := range shares {
 		g, ops, err := replayShare(ctx, src, dst, s)
@@ -121,12 +114,12 @@ func replayVault(ctx context.Context, src, dst sharevat.Store, shares []sharevat
 
 // replayShare creates s in dst, its grants and its log, and deletes it
 // again if it was deleted; it returns the grants and ops it wrote.
-func replayShare(ctx context.Context, src, dst sharevat.Store, s sharevat.Share) (int, int, error) {
+func replayShare(ctx context.Context, src sharevat.Store, dst *bolt.DB, s sharevat.Share) (int, int, error) {
 	owner, err := src.Grant(ctx, s.OwnerRoot)
 	if err != nil {
 		return 0, 0, fmt.Errorf("owner grant: %w", err)
 	}
-	from, err := createReplayed(ctx, dst, s, owner)
+	from, err := createReplayed(ctx, src, dst, s, owner)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -152,9 +145,13 @@ func replayShare(ctx context.Context, src, dst sharevat.Store, s sharevat.Share)
 	return grants, ops, dst.Delete(ctx, s.ID, s.DeletedAt)
 }
 
-// createReplayed creates s (by forking its parent when that is live in
-// dst) and returns the cursor its log already holds.
-func createReplayed(ctx context.Context, dst sharevat.Store, s sharevat.Share, owner sharevat.Grant) (sharevat.Cursor, error) {
+// createReplayed creates s (as compacted when it was, else by forking
+// its parent when that is live in dst) and returns the cursor its log
+// already holds.
+func createReplayed(ctx context.Context, src sharevat.Store, dst *bolt.DB, s sharevat.Share, owner sharevat.Grant) (sharevat.Cursor, error) {
+	if s.Earliest > 1 && !s.Deleted {
+		return s.Earliest - 1, createCompacted(ctx, src, dst, s, owner)
+	}
 	if s.ParentID != "" {
 		if p, err := dst.Share(ctx, s.ParentID); err == nil && !p.Deleted {
 			_, err := dst.Fork(ctx, s.ParentID, s.ForkCursor, s, owner)
@@ -162,6 +159,28 @@ func createReplayed(ctx context.Context, dst sharevat.Store, s sharevat.Share, o
 		}
 	}
 	return 0, dst.CreateShare(ctx, s, owner)
+}
+
+// createCompacted creates the compacted share s in dst from what src's
+// compactions kept (the op ids of the ops they dropped, the base) and
+// its state, so that its log replays from its earliest cursor on.
+func createCompacted(ctx context.Context, src sharevat.Store, dst *bolt.DB, s sharevat.Share, owner sharevat.Grant) error {
+	cr, ok := src.(sharevat.CompactedReader)
+	if !ok {
+		return fmt.Errorf("the share was compacted, and this store cannot give the op ids of the ops it dropped")
+	}
+	k, err := cr.ReadCompacted(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	if k.Earliest != s.Earliest {
+		return fmt.Errorf("the share's earliest cursor moved from %d to %d while it was read: is a vat running?", s.Earliest, k.Earliest)
+	}
+	state, _, err := src.Snapshot(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	return dst.CreateCompacted(ctx, s, owner, k, state)
 }
 
 // replayLog appends s's ops after from again, one append per original
