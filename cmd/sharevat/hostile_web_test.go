@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/hostile"
@@ -41,13 +40,19 @@ const webReadLimit = 9 << 20
 //   - large HTTP batches: 12 clients posting ~18 MiB bodies with a read
 //     pulled, over and over.
 //
-// The bound is TestHostileMemoryBound's:
+// The bound is TestHostileMemoryBound's, with its own slack:
 //
-//	peak VmRSS ≤ baseline + 1.5 × memory-budget + slack
+//	peak VmRSS ≤ baseline + 1.5 × memory-budget + webSlack
 //
 // Invariants: the bound holds; serve is alive at the end; each healthy
-// client completed at least 20 rounds, some in the last quarter of the
-// attack; a fresh client works afterwards. Attack 20 s, test ~45 s.
+// client completed at least 20 rounds, some in the second half of the
+// attack; a fresh client works afterwards (memoryAttack). Attack 20 s, test ~45 s.
+//
+// Its slack is twice /rpc's (webSlack): JSON costs the vat garbage the
+// budgets do not count (every message is parsed into values, every answer
+// encoded), and the runtime lets the heap grow past what is live by that
+// much; measured peaks were 414–502 MiB at baselines of 48–69 MiB, so
+// /rpc's 64 MiB left as little as 13 MiB of room.
 func TestHostileWebMemoryBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the attack runs ~30 s")
@@ -59,56 +64,9 @@ func TestHostileWebMemoryBound(t *testing.T) {
 		require.NoError(t, err)
 	}
 	srv, fx := startHostileTarget(t, bin, 8, seedOpBytes, hostileServeFlags()...)
-	pid := srv.Cmd.Process.Pid
-
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	webHealthy, err := hostile.StartWebHealthy(ctx, srv.URL, fx.Owner)
-	require.NoError(t, err)
-	rpcHealthy, err := hostile.StartHealthy(ctx, srv.URL, fx.Owner)
-	require.NoError(t, err)
-	baseline, err := hostile.ReadRSS(pid)
-	require.NoError(t, err)
-	bound := baseline + hostileMemoryBudget*3/2 + hostileSlack
-	rss := hostile.SampleRSS(pid, 50*time.Millisecond)
-	defer rss.Stop()
-
 	const attack = 20 * time.Second
-	actx, acancel := context.WithTimeout(ctx, attack)
-	defer acancel()
-	start := time.Now()
-	reports := runWebVectors(actx, srv.URL, fx, attack)
-	attackTime := time.Since(start)
-	ws, rs := webHealthy.Stop(), rpcHealthy.Stop()
-	peak := rss.Stop()
-
-	for _, r := range reports {
-		t.Logf("%s", r)
-	}
-	t.Logf("RSS: baseline %s, peak %s, bound %s (%d samples); attack %.1fs", hostile.MiB(baseline), hostile.MiB(peak),
-		hostile.MiB(bound), rss.Samples(), attackTime.Seconds())
-	t.Logf("healthy Cap'n Web client: %s; per second: %v", ws, ws.Windows)
-	t.Logf("healthy /rpc client: %s; per second: %v", rs, rs.Windows)
-
-	select {
-	case <-srv.Done():
-		t.Fatalf("serve exited during the attack (%v):\n%s", srv.Err(), tail(srv.Log.String(), 40))
-	default:
-	}
-	assert.LessOrEqual(t, peak, bound, "peak RSS %s over the bound %s", hostile.MiB(peak), hostile.MiB(bound))
-	for name, hs := range map[string]hostile.HealthyStats{"Cap'n Web": ws, "/rpc": rs} {
-		assert.GreaterOrEqual(t, hs.Reads, 20, "%s healthy rounds during the attack", name)
-		// Not starved for good: rounds in the second half of the attack.
-		// (Both healthy clients share the one memory pool with every
-		// vector at once on two cores, and make a round or two a second
-		// at the worst; a quarter was too short a window to be sure of one.)
-		progress := 0
-		for _, w := range hs.Windows[len(hs.Windows)/2:] {
-			progress += w
-		}
-		assert.Positive(t, progress, "%s healthy rounds in the second half of the attack: %v", name, hs.Windows)
-	}
-	requireServing(t, srv, fx.Owner)
+	memoryAttack(t, srv, fx, attack, webSlack, map[string]healthyStart{"Cap'n Web": hostile.StartWebHealthy, "/rpc": hostile.StartHealthy},
+		func(ctx context.Context) []*hostile.Report { return runWebVectors(ctx, srv.URL, fx, attack) })
 }
 
 // runWebVectors runs every Cap'n Web vector at once and returns their
@@ -147,3 +105,7 @@ func runWebVectors(ctx context.Context, url string, fx hostile.Fixture, attack t
 	wg.Wait()
 	return reports
 }
+
+// webSlack is TestHostileWebMemoryBound's allowance beyond 1.5 × the
+// budget (see there).
+const webSlack = 2 * hostileSlack
