@@ -38,6 +38,7 @@ type serveFlags struct {
 	peers     peerLimits     // serve_limits.go
 	retention retentionFlags // serve_limits.go
 	stores    storeFlags     // serve_store.go
+	wal       walFlags       // serve_wal.go
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -45,6 +46,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7420", "address to listen on (host:port; port 0 picks a free one)")
 	fs.StringVar(&f.data, "data", "./sharevat-data", "data directory (created on first start)")
 	f.stores.register(fs)
+	f.wal.register(fs)
 	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use)")
 	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
 	fs.StringVar(&f.publicURL, "public-url", "", "the base URL users reach this server at (e.g. https://vat.example.com), for share page links (grant --link); default: derived from each request")
@@ -111,6 +113,9 @@ func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 		return err
 	}
 	if err := f.stores.validate(); err != nil {
+		return err
+	}
+	if err := f.wal.validate(f.stores.postgres()); err != nil {
 		return err
 	}
 	logger, err := newLogger(env, f.logLevel, f.logFormat)

@@ -75,7 +75,9 @@ func openStore(ctx context.Context, f *serveFlags, m *metrics, log *slog.Logger)
 		if err := checkDataFile(f.data); err != nil {
 			return nil, err
 		}
-		db, err := bolt.Open(filepath.Join(f.data, dbFile), bolt.Options{OnCommit: m.Committed, Logger: log})
+		opts := bolt.Options{OnCommit: m.Committed, Logger: log}
+		f.wal.apply(&opts)
+		db, err := bolt.Open(filepath.Join(f.data, dbFile), opts)
 		if err != nil {
 			return nil, err
 		}
