@@ -40,8 +40,9 @@ copies the vault into a new data directory through the bbolt store's own
 writes: each share created again (a fork by forking its parent), its log
 appended again batch by batch with each batch's time (the same cursors,
 op ids and state), every grant as it is, deletions done again; the audit
-log is appended in order, renumbered from 1. A vault holding a compacted
-share is refused. Copy the vats' admin.token into DIR before starting the
+log is appended in order, renumbered from 1. A compacted share is created
+at its compaction point (the op ids of its dropped ops, its state) and its
+log appended from there. Copy the vats' admin.token into DIR before starting the
 vat there (a vat without one mints a new admin token and revokes the old).
 Stop the vats first: ops appended meanwhile would be missed.`,
 	setup: func(fs *pflag.FlagSet) runner {
