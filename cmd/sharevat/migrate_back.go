@@ -23,11 +23,12 @@ var replayLimits = sharevat.Limits{MaxBodyBytes: sharevat.HardMaxBatchBytes, Max
 // directory dir, with the pepper given (checked against the database's
 // fingerprint, and written to dir/pepper.key). bbolt takes no raw rows,
 // so the copy goes through its Store interface: each share is created
-// (a fork by forking its parent, when that is still live) and its log
-// appended again batch by batch with each batch's time, which gives the
-// same cursors, op ids, digests and state; grants are stored as they
-// are, deletions done again; the audit log is appended in order (its
-// sequence numbers renumbered from 1). A compacted share is created as
+// (a fork by forking its parent, when that is still live and not
+// compacted past the fork cursor) and its log appended again batch by
+// batch with each batch's time, which gives the same cursors, op ids,
+// digests and state; grants are stored as they are, deletions done
+// again; the audit log is appended in order (its sequence numbers
+// renumbered from 1). A compacted share is created as
 // compacted (bolt.DB.CreateCompacted: the op ids of the ops compacted
 // away and its state at earliest-1) and its log replayed from its
 // earliest cursor on.
@@ -147,13 +148,19 @@ func replayShare(ctx context.Context, src sharevat.Store, dst *bolt.DB, s sharev
 
 // createReplayed creates s (as compacted when it was, else by forking
 // its parent when that is live in dst) and returns the cursor its log
-// already holds.
+// already holds. A fork whose parent was compacted past its fork cursor
+// after the fork was made cannot be forked again; it is created empty
+// with its parent and fork cursor, and its whole log (the parent's ops
+// it copied at the fork, then its own) replayed.
 func createReplayed(ctx context.Context, src sharevat.Store, dst *bolt.DB, s sharevat.Share, owner sharevat.Grant) (sharevat.Cursor, error) {
 	if s.Earliest > 1 && !s.Deleted {
 		return s.Earliest - 1, createCompacted(ctx, src, dst, s, owner)
 	}
 	if s.ParentID != "" {
 		if p, err := dst.Share(ctx, s.ParentID); err == nil && !p.Deleted {
+			if s.ForkCursor+1 < p.Earliest {
+				return 0, dst.CreateCompacted(ctx, s, owner, sharevat.Compacted{Earliest: 1}, nil)
+			}
 			_, err := dst.Fork(ctx, s.ParentID, s.ForkCursor, s, owner)
 			return s.ForkCursor, err
 		}

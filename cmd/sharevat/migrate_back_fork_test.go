@@ -1,0 +1,119 @@
+package main_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sharevat"
+	"sharevat/internal/pgtest"
+)
+
+// TestMigrateBackForkOfCompacted: a share on a bbolt vat is forked at
+// cursor 3, the fork written to, and only then the share compacted
+// before cursor 8, past the fork cursor (the fork, made before, keeps
+// its whole log: earliest 1). After `sharevat migrate` into PostgreSQL
+// and `sharevat migrate --from postgres://… --to DIR` back, the fork
+// cannot be made again by forking its parent there; it is still copied,
+// with its parent id and fork cursor. `sharevat check --data` finds the
+// new vault clean with every bucket as the first vault's, and a vat on
+// it shows the fork's same info, log and snapshot and answers a retry
+// of each of its ops (the parent's three first) as a duplicate at its
+// original cursor.
+func TestMigrateBackForkOfCompacted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	data := t.TempDir()
+	srv := startServer(t, data)
+	owner := createShare(t, srv)
+	sent := mcAppend(t, srv.URL, owner, 0, 3)
+	_, m, err := redeemAt(t, srv.URL, owner).Fork(ctx, 3, sharevat.MetaPatch{})
+	require.NoError(t, err)
+	child := m.Token
+	childSent := append(sent[:3:3], mcAppend(t, srv.URL, child, 100, 5)...)
+	sent = append(sent, mcAppend(t, srv.URL, owner, 3, 9)...)
+	earliest, err := redeemAt(t, srv.URL, owner).Compact(ctx, 8)
+	require.NoError(t, err)
+	require.Equal(t, sharevat.Cursor(8), earliest)
+	sent = append(sent, mcAppend(t, srv.URL, owner, 12, 4)...)
+	onBolt := forkView(t, srv.URL, child)
+	require.Equal(t, sharevat.Cursor(1), onBolt.Info.Earliest, "the fork was made before the compaction")
+	require.Equal(t, sharevat.Cursor(3), onBolt.Info.ForkCursor)
+	require.NotEmpty(t, onBolt.Info.ParentID)
+	require.Len(t, onBolt.Log, 8)
+	srv.Stop(t)
+
+	dsn := pgtest.DB(t)
+	_, stderr, code := cli(t, "", nil, "migrate", "--from", data, "--to", dsn)
+	require.Equal(t, 0, code, stderr)
+	back := filepath.Join(t.TempDir(), "back")
+	out, stderr, code := cli(t, "", nil, "migrate", "--from", dsn, "--to", back, "--pepper-file", filepath.Join(data, "pepper.key"))
+	require.Equal(t, 0, code, stderr)
+	t.Log(firstLine(out))
+	_, stderr, code = cli(t, "", nil, "check", "--data", back)
+	require.Equal(t, 0, code, "the vault copied back is clean: %s", stderr)
+	sameLogBuckets(t, filepath.Join(data, "sharevat.db"), filepath.Join(back, "sharevat.db"), 2)
+	admin, err := os.ReadFile(filepath.Join(data, "admin.token"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(back, "admin.token"), admin, 0o600))
+
+	srv = startServer(t, back)
+	assert.Equal(t, onBolt, forkView(t, srv.URL, child))
+	retryDuplicates(t, srv.URL, child, childSent)
+	retryDuplicates(t, srv.URL, owner, sent)
+	srv.Stop(t)
+	_, stderr, code = cli(t, "", nil, "check", "--data", back)
+	assert.Equal(t, 0, code, "still clean after the retries: %s", stderr)
+}
+
+// forkInfo is what the fork test compares of a share: its info (ids,
+// parent, fork cursor, earliest, head), its whole log and its snapshot.
+type forkInfo struct {
+	Info     sharevat.Share
+	Log      []sharevat.Entry
+	Snapshot []sharevat.Entity
+	Head     sharevat.Cursor
+}
+
+func forkView(t *testing.T, url, token string) forkInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sh := redeemAt(t, url, token)
+	info, _, err := sh.Fetch(ctx)
+	require.NoError(t, err)
+	v := forkInfo{Info: sharevat.Share{ID: info.ID, ParentID: info.ParentID, ForkCursor: info.ForkCursor,
+		Earliest: info.Earliest, Head: info.Head, Epoch: info.Epoch}}
+	rd, err := sh.Reader(ctx)
+	require.NoError(t, err)
+	v.Log, _, err = rd.Read(ctx, 0, 100)
+	require.NoError(t, err)
+	for i := range v.Log {
+		v.Log[i].At = v.Log[i].At.UTC()
+	}
+	v.Snapshot, v.Head = mcSnapshot(t, url, token)
+	return v
+}
+
+// retryDuplicates appends sent again in one batch and asserts each op is
+// a duplicate at its original cursor (its index + 1) and none applied.
+func retryDuplicates(t *testing.T, url, token string, sent []sharevat.Op) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	app, err := redeemAt(t, url, token).Appender(ctx)
+	require.NoError(t, err)
+	ack, err := app.Append(ctx, &sharevat.Batch{BatchID: "retry", Epoch: 1, Ops: sent})
+	require.NoError(t, err)
+	require.Len(t, ack.Results, len(sent))
+	for i, r := range ack.Results {
+		assert.Equal(t, sharevat.StatusDuplicate, r.Status, "op %s", sent[i].OpID)
+		assert.Equal(t, sharevat.Cursor(i+1), r.Cursor, "op %s at its original cursor", sent[i].OpID)
+	}
+	assert.Zero(t, ack.Applied, "a retry is not applied again")
+}
