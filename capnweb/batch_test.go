@@ -43,9 +43,8 @@ func TestBatch(t *testing.T) {
 		t.Errorf("body %q, want exactly two answers", body)
 	}
 	m := s.main(0)
-	eventually(t, "release at the end of the batch", func() bool {
-		return m.released.Load() == 1 && m.counters[0].released.Load() == 1
-	})
+	m.released.wait(t, "the main interface's release at the end of the batch", 1)
+	m.counters[0].released.wait(t, "the counter's release at the end of the batch", 1)
 }
 
 func TestBatchCallbackImpossible(t *testing.T) {

@@ -160,12 +160,12 @@ type testMain struct {
 	kept     []*capnweb.Stub
 	counters []*counter
 	gate     chan struct{}
-	released atomic.Int32
+	released releases
 }
 
 func newTestMain() *testMain { return &testMain{gate: make(chan struct{})} }
 
-func (m *testMain) Release() { m.released.Add(1) }
+func (m *testMain) Release() { m.released.add() }
 
 func (m *testMain) newCounter() *counter {
 	c := &counter{}
@@ -242,7 +242,7 @@ func (m *testMain) Call(ctx context.Context, method string, args []capnweb.Value
 // counter is a Target with state that counts its Releases.
 type counter struct {
 	n        atomic.Int64
-	released atomic.Int32
+	released releases
 }
 
 func (c *counter) Call(_ context.Context, method string, args []capnweb.Value) capnweb.Answer {
@@ -258,7 +258,7 @@ func (c *counter) Call(_ context.Context, method string, args []capnweb.Value) c
 	return capnweb.Returning(nil, &capnweb.Error{Type: "TypeError", Message: "no method " + method})
 }
 
-func (c *counter) Release() { c.released.Add(1) }
+func (c *counter) Release() { c.released.add() }
 
 // funcTarget is a Target made of a function, called for method "".
 type funcTarget struct {
@@ -272,15 +272,43 @@ func (t *funcTarget) Call(_ context.Context, method string, args []capnweb.Value
 	return func() (capnweb.Value, error) { return t.f(args) }
 }
 
-// eventually polls cond until it holds or 5s pass (used only where no
-// event can be waited on, e.g. a Release that follows a message).
-func eventually(tb testing.TB, what string, cond func() bool) {
+// releases counts a Target's Releases and signals each one, so a test
+// waits for a release on a channel.
+type releases struct {
+	n    atomic.Int32
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (r *releases) signals() chan struct{} {
+	r.once.Do(func() { r.ch = make(chan struct{}, 64) })
+	return r.ch
+}
+
+func (r *releases) add() {
+	r.n.Add(1)
+	select {
+	case r.signals() <- struct{}{}:
+	default: // 64 unread: the count says it
+	}
+}
+
+// Load is the number of Releases so far.
+func (r *releases) Load() int32 { return r.n.Load() }
+
+// wait blocks until there were n Releases, or fails tb after 5 s; more
+// than n fail it too.
+func (r *releases) wait(tb testing.TB, what string, n int32) {
 	tb.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
+	timeout := time.After(5 * time.Second)
+	for r.Load() < n {
+		select {
+		case <-r.signals():
+		case <-timeout:
 			tb.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(5 * time.Millisecond)
+	}
+	if got := r.Load(); got != n {
+		tb.Errorf("%s: %d releases, want %d", what, got, n)
 	}
 }

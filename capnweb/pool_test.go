@@ -6,14 +6,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"sharevat/capnweb"
 )
 
-// countPool is a Pool of limit bytes that records what it holds.
+// countPool is a Pool of limit bytes that records what it holds and
+// signals every Give on gave (nil: none).
 type countPool struct {
 	mu          sync.Mutex
 	used, limit int64
+	gave        chan struct{}
 }
 
 func (p *countPool) Take(n int64) bool {
@@ -28,8 +31,27 @@ func (p *countPool) Take(n int64) bool {
 
 func (p *countPool) Give(n int64) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.used -= n
+	p.mu.Unlock()
+	if p.gave != nil {
+		select {
+		case p.gave <- struct{}{}:
+		default: // unread signals: held() says it
+		}
+	}
+}
+
+// waitEmpty blocks until the pool holds nothing, or fails tb after 5 s.
+func (p *countPool) waitEmpty(tb testing.TB, what string) {
+	tb.Helper()
+	timeout := time.After(5 * time.Second)
+	for p.held() != 0 {
+		select {
+		case <-p.gave:
+		case <-timeout:
+			tb.Fatalf("timed out waiting for %s: it holds %d bytes", what, p.held())
+		}
+	}
 }
 
 func (p *countPool) held() int64 {
@@ -43,7 +65,7 @@ func (p *countPool) held() int64 {
 // session (1008, limit "memory") although its own budget had room, other
 // sessions go on, and every byte goes back to the pool when sessions end.
 func TestPoolBoundsEverySession(t *testing.T) {
-	pool := &countPool{limit: 512 << 10}
+	pool := &countPool{limit: 512 << 10, gave: make(chan struct{}, 64)}
 	s := mustServe(t, capnweb.Options{ConnMemory: 64 << 20, Pool: pool})
 	good := mustDial(t, s, nil)
 
@@ -60,7 +82,7 @@ func TestPoolBoundsEverySession(t *testing.T) {
 		t.Fatalf("the other session: %v, %v", v, err)
 	}
 	good.Close()
-	eventually(t, "the pool is empty once the sessions ended", func() bool { return pool.held() == 0 })
+	pool.waitEmpty(t, "the pool to be empty once the sessions ended")
 }
 
 // TestPoolBoundsBatches: an HTTP batch's body is counted against the

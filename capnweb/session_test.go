@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/big"
 	"reflect"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,7 +118,7 @@ func TestPipelineHelper(t *testing.T) {
 		t.Errorf("echo(...)[0].k = %v, %v", obj, err)
 	}
 	m := s.main(0)
-	eventually(t, "the counter's release", func() bool { return m.counters[0].released.Load() == 1 })
+	m.counters[0].released.wait(t, "the counter's release", 1)
 }
 
 func TestUnsupportedRejectsThePush(t *testing.T) {
@@ -137,7 +136,7 @@ func TestUnsupportedRejectsThePush(t *testing.T) {
 func TestStubsBothWays(t *testing.T) {
 	s := mustServe(t, capnweb.Options{})
 	c := mustDial(t, s, nil)
-	var released atomic.Int32
+	var released releases
 	cb := &releasingFunc{funcTarget: funcTarget{f: func(args []capnweb.Value) (capnweb.Value, error) {
 		return fmt.Sprint("got ", args[0]), nil
 	}}, released: &released}
@@ -145,10 +144,10 @@ func TestStubsBothWays(t *testing.T) {
 	if err != nil || got != "got hello" {
 		t.Fatalf("callBack = %v, %v", got, err)
 	}
-	eventually(t, "the callback's release", func() bool { return released.Load() == 1 })
+	released.wait(t, "the callback's release", 1)
 
 	// Kept beyond the answer: still callable, released once when dropped.
-	var kept atomic.Int32
+	var kept releases
 	k := &releasingFunc{funcTarget: funcTarget{f: func([]capnweb.Value) (capnweb.Value, error) { return "pong", nil }}, released: &kept}
 	if _, err := c.Main().Call(testCtx(t), "keep", k); err != nil {
 		t.Fatal(err)
@@ -162,15 +161,15 @@ func TestStubsBothWays(t *testing.T) {
 	if _, err := c.Main().Call(testCtx(t), "dropKept"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the kept target's release", func() bool { return kept.Load() == 1 })
+	kept.wait(t, "the kept target's release", 1)
 }
 
 type releasingFunc struct {
 	funcTarget
-	released *atomic.Int32
+	released *releases
 }
 
-func (r *releasingFunc) Release() { r.released.Add(1) }
+func (r *releasingFunc) Release() { r.released.add() }
 
 func TestRefcountsAndRelease(t *testing.T) {
 	s := mustServe(t, capnweb.Options{})
@@ -197,7 +196,7 @@ func TestRefcountsAndRelease(t *testing.T) {
 		t.Fatal("released while a reference remains")
 	}
 	s2.Release()
-	eventually(t, "the counter's release", func() bool { return ctr.released.Load() == 1 })
+	ctr.released.wait(t, "the counter's release", 1)
 
 	// Targets inside an answer never pulled, and the main interface, are
 	// released once when the session ends.
@@ -205,9 +204,8 @@ func TestRefcountsAndRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = c.Close()
-	eventually(t, "release on session end", func() bool {
-		return m.released.Load() == 1 && m.counters[1].released.Load() == 1
-	})
+	m.released.wait(t, "the main interface's release on session end", 1)
+	m.counters[1].released.wait(t, "the nested counter's release on session end", 1)
 	if ctr.released.Load() != 1 {
 		t.Errorf("counter released %d times, want once", ctr.released.Load())
 	}

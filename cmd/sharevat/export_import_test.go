@@ -305,7 +305,8 @@ func (x *xiEnv) killImportMidway(file string, total int) string {
 }
 
 // waitForImportProgress waits until the running import has some, not
-// all, of its ops acknowledged, and returns how many.
+// all, of its ops acknowledged, and returns how many. It polls: the
+// import is another process, and its state file is all it shows.
 func waitForImportProgress(t *testing.T, x *xiEnv, total int) any {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
