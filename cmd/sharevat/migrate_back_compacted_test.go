@@ -1,8 +1,6 @@
 package main_test
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,7 +10,6 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
-	"sharevat/internal/pgtest"
 )
 
 // TestMigrateCompactedBack: a share on a bbolt vat is written, compacted
@@ -26,46 +23,14 @@ import (
 // nothing), and shows the same snapshot, log from the earliest cursor,
 // compacted error and forks at 7 and 10 as the first bbolt vat did.
 func TestMigrateCompactedBack(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	data := t.TempDir()
-	srv := startServer(t, data)
-	owner := createShare(t, srv)
-	sent := mcAppend(t, srv.URL, owner, 0, 12)
-	_, err := redeemAt(t, srv.URL, owner).Compact(ctx, 8)
-	require.NoError(t, err)
-	sent = append(sent, mcAppend(t, srv.URL, owner, 12, 4)...)
-	onBolt := mcState(t, srv.URL, owner, []sharevat.Cursor{7, 10})
-	srv.Stop(t)
+	data, owner, sent, onBolt := compactedVault(t)
+	back := migrateThereAndBack(t, data, 3) // the share and the forks mcState made at 7 and 10
 
-	dsn := pgtest.DB(t)
-	_, stderr, code := cli(t, "", nil, "migrate", "--from", data, "--to", dsn)
-	require.Equal(t, 0, code, stderr)
-	back := filepath.Join(t.TempDir(), "back")
-	out, stderr, code := cli(t, "", nil, "migrate", "--from", dsn, "--to", back, "--pepper-file", filepath.Join(data, "pepper.key"))
-	require.Equal(t, 0, code, stderr)
-	t.Log(firstLine(out))
-	_, stderr, code = cli(t, "", nil, "check", "--data", back)
-	require.Equal(t, 0, code, "the vault copied back is clean: %s", stderr)
-	sameLogBuckets(t, filepath.Join(data, "sharevat.db"), filepath.Join(back, "sharevat.db"), 3)
-	admin, err := os.ReadFile(filepath.Join(data, "admin.token"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(back, "admin.token"), admin, 0o600))
-
-	srv = startServer(t, back)
-	app, err := redeemAt(t, srv.URL, owner).Appender(ctx)
-	require.NoError(t, err)
-	ack, err := app.Append(ctx, &sharevat.Batch{BatchID: "retry", Epoch: 1, Ops: sent})
-	require.NoError(t, err)
-	require.Len(t, ack.Results, len(sent))
-	for i, r := range ack.Results {
-		assert.Equal(t, sharevat.StatusDuplicate, r.Status, "op %s", sent[i].OpID)
-		assert.Equal(t, sharevat.Cursor(i+1), r.Cursor, "op %s at its original cursor", sent[i].OpID)
-	}
-	assert.Zero(t, ack.Applied, "a retry of a compacted op is not applied again")
+	srv := startServer(t, back)
+	retryDuplicates(t, srv.URL, owner, sent) // compacted ops too: not applied again
 	assert.Equal(t, onBolt, mcState(t, srv.URL, owner, []sharevat.Cursor{7, 10}))
 	srv.Stop(t)
-	_, stderr, code = cli(t, "", nil, "check", "--data", back)
+	_, stderr, code := cli(t, "", nil, "check", "--data", back)
 	assert.Equal(t, 0, code, "still clean after the retries and forks: %s", stderr)
 }
 

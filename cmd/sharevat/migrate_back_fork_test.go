@@ -2,8 +2,6 @@ package main_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
-	"sharevat/internal/pgtest"
 )
 
 // TestMigrateBackForkOfCompacted: a share on a bbolt vat is forked at
@@ -48,26 +45,14 @@ func TestMigrateBackForkOfCompacted(t *testing.T) {
 	require.Len(t, onBolt.Log, 8)
 	srv.Stop(t)
 
-	dsn := pgtest.DB(t)
-	_, stderr, code := cli(t, "", nil, "migrate", "--from", data, "--to", dsn)
-	require.Equal(t, 0, code, stderr)
-	back := filepath.Join(t.TempDir(), "back")
-	out, stderr, code := cli(t, "", nil, "migrate", "--from", dsn, "--to", back, "--pepper-file", filepath.Join(data, "pepper.key"))
-	require.Equal(t, 0, code, stderr)
-	t.Log(firstLine(out))
-	_, stderr, code = cli(t, "", nil, "check", "--data", back)
-	require.Equal(t, 0, code, "the vault copied back is clean: %s", stderr)
-	sameLogBuckets(t, filepath.Join(data, "sharevat.db"), filepath.Join(back, "sharevat.db"), 2)
-	admin, err := os.ReadFile(filepath.Join(data, "admin.token"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(back, "admin.token"), admin, 0o600))
+	back := migrateThereAndBack(t, data, 2)
 
 	srv = startServer(t, back)
 	assert.Equal(t, onBolt, forkView(t, srv.URL, child))
 	retryDuplicates(t, srv.URL, child, childSent)
 	retryDuplicates(t, srv.URL, owner, sent)
 	srv.Stop(t)
-	_, stderr, code = cli(t, "", nil, "check", "--data", back)
+	_, stderr, code := cli(t, "", nil, "check", "--data", back)
 	assert.Equal(t, 0, code, "still clean after the retries: %s", stderr)
 }
 

@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,7 +25,28 @@ import (
 // refuses a read from before it with the same compacted error, and
 // forks at earliest-1 and past it with the same state as bbolt's forks.
 func TestMigrateCompactedToPostgres(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	data, owner, sent, onBolt := compactedVault(t)
+
+	dsn := pgtest.DB(t)
+	out, stderr, code := cli(t, "", nil, "migrate", "--from", data, "--to", dsn)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "the op ids of 21 compacted ones", "7 of the share, 7 of each fork made on bbolt")
+	pgsrv, err := proctest.Start(t, binary, nil, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
+		"--store", dsn, "--pepper-file", filepath.Join(data, "pepper.key"), "--log-level", "warn")
+	require.NoError(t, err)
+
+	retryDuplicates(t, pgsrv.URL, owner, sent) // compacted ops too: not applied again
+	onPG := mcState(t, pgsrv.URL, owner, []sharevat.Cursor{7, 10})
+	assert.Equal(t, onBolt, onPG)
+}
+
+// compactedVault is a stopped bbolt vat's data directory holding one
+// share written (12 ops), compacted before cursor 8 and written on (4
+// ops); it returns the directory, the owner token, the ops sent in
+// cursor order and what the share showed (mcState, forks at 7 and 10).
+func compactedVault(t *testing.T) (string, string, []sharevat.Op, mcView) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	data := t.TempDir()
 	srv := startServer(t, data)
@@ -36,27 +58,29 @@ func TestMigrateCompactedToPostgres(t *testing.T) {
 	sent = append(sent, mcAppend(t, srv.URL, owner, 12, 4)...)
 	onBolt := mcState(t, srv.URL, owner, []sharevat.Cursor{7, 10})
 	srv.Stop(t)
+	return data, owner, sent, onBolt
+}
 
+// migrateThereAndBack copies the stopped vault in data into a new
+// PostgreSQL database and back into a new directory, which it returns:
+// clean by `sharevat check`, every share's buckets (shares of them) as
+// data's, data's admin.token beside it.
+func migrateThereAndBack(t *testing.T, data string, shares int) string {
+	t.Helper()
 	dsn := pgtest.DB(t)
-	out, stderr, code := cli(t, "", nil, "migrate", "--from", data, "--to", dsn)
+	_, stderr, code := cli(t, "", nil, "migrate", "--from", data, "--to", dsn)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "the op ids of 21 compacted ones", "7 of the share, 7 of each fork made on bbolt")
-	pgsrv, err := proctest.Start(t, binary, nil, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
-		"--store", dsn, "--pepper-file", filepath.Join(data, "pepper.key"), "--log-level", "warn")
+	back := filepath.Join(t.TempDir(), "back")
+	out, stderr, code := cli(t, "", nil, "migrate", "--from", dsn, "--to", back, "--pepper-file", filepath.Join(data, "pepper.key"))
+	require.Equal(t, 0, code, stderr)
+	t.Log(firstLine(out))
+	_, stderr, code = cli(t, "", nil, "check", "--data", back)
+	require.Equal(t, 0, code, "the vault copied back is clean: %s", stderr)
+	sameLogBuckets(t, filepath.Join(data, "sharevat.db"), filepath.Join(back, "sharevat.db"), shares)
+	admin, err := os.ReadFile(filepath.Join(data, "admin.token"))
 	require.NoError(t, err)
-
-	app, err := redeemAt(t, pgsrv.URL, owner).Appender(ctx)
-	require.NoError(t, err)
-	ack, err := app.Append(ctx, &sharevat.Batch{BatchID: "retry", Epoch: 1, Ops: sent})
-	require.NoError(t, err)
-	require.Len(t, ack.Results, len(sent))
-	for i, r := range ack.Results {
-		assert.Equal(t, sharevat.StatusDuplicate, r.Status, "op %s", sent[i].OpID)
-		assert.Equal(t, sharevat.Cursor(i+1), r.Cursor, "op %s at its original cursor", sent[i].OpID)
-	}
-	assert.Zero(t, ack.Applied, "a retry of a compacted op is not applied again")
-	onPG := mcState(t, pgsrv.URL, owner, []sharevat.Cursor{7, 10})
-	assert.Equal(t, onBolt, onPG)
+	require.NoError(t, os.WriteFile(filepath.Join(back, "admin.token"), admin, 0o600))
+	return back
 }
 
 // mcView is what a share shows through url: its snapshot, its log
