@@ -228,10 +228,11 @@ func (c *Conn) WriteErr() error {
 // fn (which may be nil), on the loop's goroutine, until the connection
 // ends. Done is closed then, and End says how. Call Read or Drain once.
 func (c *Conn) Read(fn func(data []byte)) {
-	c.readOnce.Do(func() { go c.readLoop(fn) })
+	c.readOnce.Do(func() { go c.readLoop(websocket.BinaryMessage, fn) })
 }
 
-func (c *Conn) readLoop(fn func([]byte)) {
+// readLoop counts every message and passes those of type want to fn.
+func (c *Conn) readLoop(want int, fn func([]byte)) {
 	defer close(c.done)
 	for {
 		typ, r, err := c.ws.NextReader()
@@ -239,7 +240,7 @@ func (c *Conn) readLoop(fn func([]byte)) {
 			c.end = endOf(err)
 			return
 		}
-		if typ != websocket.BinaryMessage || fn == nil {
+		if typ != want || fn == nil {
 			_, err = io.Copy(io.Discard, r)
 		} else {
 			var data []byte

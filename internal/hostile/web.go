@@ -2,7 +2,6 @@ package hostile
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -44,31 +43,7 @@ func (c *Conn) QueueText(msg string) error {
 // message is counted and passed to fn (which may be nil) on the loop's
 // goroutine until the connection ends. Call it instead of Read, once.
 func (c *Conn) ReadText(fn func(msg []byte)) {
-	c.readOnce.Do(func() { go c.readTextLoop(fn) })
-}
-
-func (c *Conn) readTextLoop(fn func([]byte)) {
-	defer close(c.done)
-	for {
-		typ, r, err := c.ws.NextReader()
-		if err != nil {
-			c.end = endOf(err)
-			return
-		}
-		if typ != websocket.TextMessage || fn == nil {
-			_, err = io.Copy(io.Discard, r)
-		} else {
-			var data []byte
-			if data, err = io.ReadAll(r); err == nil {
-				fn(data)
-			}
-		}
-		if err != nil {
-			c.end = endOf(err)
-			return
-		}
-		c.received.Add(1)
-	}
+	c.readOnce.Do(func() { go c.readLoop(websocket.TextMessage, fn) })
 }
 
 // Cap'n Web messages, written by hand. Ids are the client's: its

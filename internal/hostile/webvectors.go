@@ -64,11 +64,7 @@ func WebReadFlood(ctx context.Context, url, token string, n, limit int, hold tim
 	}
 	defer c.Close()
 	setDeadline(ctx, c)
-	msgs := []string{WebRestore(token), WebReader(1)}
-	for i := range n {
-		msgs = append(msgs, WebRead(2, 0, limit), WebPull(int64(3+i)))
-	}
-	if err := queueAll(c, msgs...); err != nil {
+	if err := queueAll(c, pipelinedReads(token, n, limit)...); err != nil {
 		r.fail(fmt.Errorf("write: %w", err))
 	}
 	holdOpen(ctx, c, hold)
@@ -100,11 +96,7 @@ func WebInflight(ctx context.Context, url, token string, n, limit int, pace, hol
 		}
 	})
 	setDeadline(ctx, c)
-	msgs := []string{WebRestore(token), WebReader(1)}
-	for i := range n {
-		msgs = append(msgs, WebRead(2, 0, limit), WebPull(int64(3+i)))
-	}
-	if err := queueAll(c, msgs...); err != nil {
+	if err := queueAll(c, pipelinedReads(token, n, limit)...); err != nil {
 		r.fail(fmt.Errorf("write: %w", err))
 	}
 	holdOpen(ctx, c, hold)
@@ -276,4 +268,14 @@ func writePartial(c *Conn, size int) (int, error) {
 	}
 	c.sent.Add(1)
 	return written, c.bw.Flush()
+}
+
+// pipelinedReads is restore(token), reader() on it, and n read(0, limit)
+// calls on that reader, each pulled: one message list, sent at once.
+func pipelinedReads(token string, n, limit int) []string {
+	msgs := []string{WebRestore(token), WebReader(1)}
+	for i := range n {
+		msgs = append(msgs, WebRead(2, 0, limit), WebPull(int64(3+i)))
+	}
+	return msgs
 }
