@@ -33,6 +33,22 @@ type IndexedOp struct {
 	OpID   string
 	Cursor Cursor
 	Digest [32]byte // of the op's content as stored
+	// Short: only Digest[:ShortDigestLen] is known, the rest is zero (the
+	// embedded store keeps that much of a compacted op's digest).
+	Short bool
+}
+
+// ShortDigestLen is how many leading bytes of its digest a short
+// IndexedOp keeps.
+const ShortDigestLen = 8
+
+// Matches reports whether content of digest d is the op ix indexes: the
+// whole digest, or its first ShortDigestLen bytes for a short entry.
+func (ix *IndexedOp) Matches(d [32]byte) bool {
+	if ix.Short {
+		return [ShortDigestLen]byte(d[:]) == [ShortDigestLen]byte(ix.Digest[:])
+	}
+	return d == ix.Digest
 }
 
 // CompactedReader is implemented by a store that can give what a

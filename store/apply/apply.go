@@ -15,8 +15,9 @@ type Tx interface {
 	Epoch() sharevat.Epoch
 	// Head is the cursor of the share's last op (0 when empty).
 	Head() sharevat.Cursor
-	// Lookup finds an op id in the permanent op-id index.
-	Lookup(opID string) (cursor sharevat.Cursor, digest [32]byte, ok bool, err error)
+	// Lookup finds an op id in the permanent op-id index: its cursor and
+	// digest (Short for a compacted op whose store keeps only a prefix).
+	Lookup(opID string) (ix sharevat.IndexedOp, ok bool, err error)
 	// Put appends e at Head()+1 (e.Cursor is already set to it), indexes
 	// its op id, and upserts or deletes its entity for state kinds.
 	Put(e *sharevat.Entry) error
@@ -93,12 +94,12 @@ func applyOp(tx Tx, b *sharevat.Batch, op *sharevat.Op, po *prepared, now time.T
 		res.Reason, res.Message = sharevat.ReasonInvalid, po.badID
 		return res, nil
 	}
-	cur, stored, found, err := tx.Lookup(op.OpID)
+	stored, found, err := tx.Lookup(op.OpID)
 	if err != nil {
 		return res, err
 	}
 	if found {
-		return duplicateResult(res, cur, po.same(op, stored)), nil
+		return duplicateResult(res, stored.Cursor, po.same(op, &stored)), nil
 	}
 	res.Reason, res.Message, err = precheck(tx, b, op)
 	if err != nil || res.Reason != sharevat.ReasonNone {
@@ -135,7 +136,7 @@ func precheck(tx Tx, b *sharevat.Batch, op *sharevat.Op) (sharevat.Reason, strin
 		return sharevat.ReasonStaleEpoch, fmt.Sprintf("batch epoch %d is not the share's epoch %d", b.Epoch, tx.Epoch()), nil
 	}
 	for _, dep := range op.DependsOn {
-		_, _, ok, err := tx.Lookup(dep)
+		_, ok, err := tx.Lookup(dep)
 		if err != nil {
 			return sharevat.ReasonNone, "", err
 		}

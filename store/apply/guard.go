@@ -75,18 +75,18 @@ func (g *guarded) setAlt(op *sharevat.Op, red []byte, n int) {
 	g.alt = &alt
 }
 
-// same reports whether an op stored with digest d is op: the digest of
-// op as sent, or of its redacted form (scanned now if Prepare did not,
-// under the policy off: rare, only on a mismatch).
-func (g *guarded) same(op *sharevat.Op, d [32]byte) bool {
-	if d == g.digest || d == g.stored {
+// same reports whether the op stored as ix is op: the digest of op as
+// sent, or of its redacted form (scanned now if Prepare did not, under
+// the policy off: rare, only on a mismatch).
+func (g *guarded) same(op *sharevat.Op, ix *sharevat.IndexedOp) bool {
+	if ix.Matches(g.digest) || ix.Matches(g.stored) {
 		return true
 	}
 	if !g.scanned {
 		red, n := privacy.Redact(op.Body)
 		g.setAlt(op, red, n)
 	}
-	return g.alt != nil && d == *g.alt
+	return g.alt != nil && ix.Matches(*g.alt)
 }
 
 // secretMessage says which rules found secrets, never what they found.

@@ -25,12 +25,12 @@ func newTx() *memTx { return &memTx{epoch: 1, index: make(map[string]int)} }
 
 func (m *memTx) Epoch() sharevat.Epoch { return m.epoch }
 func (m *memTx) Head() sharevat.Cursor { return sharevat.Cursor(len(m.log)) }
-func (m *memTx) Lookup(id string) (sharevat.Cursor, [32]byte, bool, error) {
+func (m *memTx) Lookup(id string) (sharevat.IndexedOp, bool, error) {
 	i, ok := m.index[id]
 	if !ok {
-		return 0, [32]byte{}, false, nil
+		return sharevat.IndexedOp{}, false, nil
 	}
-	return m.log[i].Cursor, m.log[i].Digest, true, nil
+	return sharevat.IndexedOp{OpID: id, Cursor: m.log[i].Cursor, Digest: m.log[i].Digest}, true, nil
 }
 func (m *memTx) Put(e *sharevat.Entry) error {
 	m.index[e.OpID] = len(m.log)

@@ -115,7 +115,20 @@ func TestCheckFindsDamage(t *testing.T) {
 		}, "c", 3, "digest"},
 		{"log record gone", func(tx *bbolt.Tx) error { return bucket(tx, "logs", "c", "log").Delete(u64(4)) }, "c", 4, "is missing from the log"},
 		{"op id unindexed", func(tx *bbolt.Tx) error { return bucket(tx, "logs", "p", "ops").Delete([]byte("e3")) }, "p", 0, ""},
-		{"compacted op unindexed", func(tx *bbolt.Tx) error { return bucket(tx, "logs", "p", "ops").Delete([]byte("m0")) }, "p", 0, "compacted cursors have no op-id index entry"},
+		{"compacted op unindexed", func(tx *bbolt.Tx) error {
+			b := bucket(tx, "logs", "p", "sealed")
+			k, _ := b.Cursor().First()
+			return b.Delete(k)
+		}, "p", 0, "compacted cursors have no op-id index entry"},
+		{"sealed block damaged", func(tx *bbolt.Tx) error {
+			b := bucket(tx, "logs", "p", "sealed")
+			k, v := b.Cursor().First()
+			v = append([]byte(nil), v...)
+			return b.Put(append([]byte(nil), k...), v[:len(v)-1])
+		}, "p", 0, "sealed index: an entry runs past its block"},
+		{"compacted op in both indexes", func(tx *bbolt.Tx) error {
+			return bucket(tx, "logs", "p", "ops").Put([]byte("m0"), append(u64(1), make([]byte, 32)...))
+		}, "p", 0, "in both the op-id index and the sealed index"},
 		{"entity missing", func(tx *bbolt.Tx) error {
 			return bucket(tx, "logs", "p", "state").Delete([]byte("message\x00k1"))
 		}, "p", 17, "missing from the state"},

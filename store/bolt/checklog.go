@@ -19,6 +19,7 @@ type lastOp struct {
 type shareBuckets struct {
 	s                     *sharevat.Share
 	log, ops, state, base *bbolt.Bucket
+	sealed                *bbolt.Bucket // nil before the first compaction
 }
 
 // shareLog checks one share's log, op-id index and state.
@@ -34,7 +35,7 @@ func (c *checker) shareLog(tx *bbolt.Tx, s *sharevat.Share) {
 		c.add(s.ID, 0, "its log bucket is missing")
 		return
 	}
-	b := shareBuckets{s: s, log: logs.Bucket(bucketLog), ops: logs.Bucket(bucketOps), state: logs.Bucket(bucketState), base: logs.Bucket(bucketBase)}
+	b := shareBuckets{s: s, log: logs.Bucket(bucketLog), ops: logs.Bucket(bucketOps), state: logs.Bucket(bucketState), base: logs.Bucket(bucketBase), sealed: logs.Bucket(bucketSealed)}
 	if b.log == nil || b.ops == nil || b.state == nil {
 		c.add(s.ID, 0, "its log, op-id index or state bucket is missing")
 		return
@@ -103,9 +104,48 @@ func (c *checker) opIndex(b *shareBuckets, head sharevat.Cursor) {
 		}
 		return nil
 	})
+	n += c.sealedIndex(b, compacted)
 	if missing := int(earliest) - 1 - n; missing > 0 {
 		c.add(id, 0, "%d compacted cursors have no op-id index entry", missing)
 	}
+}
+
+// sealedIndex checks the sealed index: every block decodes, op ids
+// increase from block to block, none is also in the live index, and
+// each entry is at a compacted cursor no other op id has (marked in
+// compacted). It returns the entries it counted.
+func (c *checker) sealedIndex(b *shareBuckets, compacted []bool) int {
+	if b.sealed == nil {
+		return 0
+	}
+	id, n := b.s.ID, 0
+	var last []byte
+	_ = b.sealed.ForEach(func(k, v []byte) error {
+		blk, err := decodeBlock(k, v)
+		switch {
+		case err != nil:
+			c.add(id, 0, "%v", err)
+			return nil
+		case last != nil && bytes.Compare(last, k) >= 0:
+			c.add(id, 0, "sealed index: blocks out of order")
+		}
+		last = blk[len(blk)-1].id
+		for _, op := range blk {
+			switch {
+			case op.cursor >= b.s.Earliest:
+				c.add(id, op.cursor, "the sealed index holds an op id at a cursor that was not compacted")
+			case b.ops.Get(op.id) != nil:
+				c.add(id, op.cursor, "an op id is in both the op-id index and the sealed index")
+			case compacted[op.cursor]:
+				c.add(id, op.cursor, "two op ids of the op-id index share a compacted cursor")
+			default:
+				compacted[op.cursor] = true
+				n++
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // indexed checks that the log record at cursor at names op id k with

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"errors"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -20,7 +21,8 @@ func errCompacted(earliest sharevat.Cursor) error {
 
 // Compact drops the log entries with cursor < before and returns the
 // share's earliest readable cursor, which becomes before. The op-id
-// index stays whole; the state stays exact: an entity written by a
+// index stays whole: the dropped entries' op ids move to the sealed
+// index (sealed.go). The state stays exact: an entity written by a
 // dropped entry is rewritten as version 2, carrying its digest, and the
 // base bucket keeps the state at before-1 (see doc.go). The work is one
 // transaction, whatever the number of entries it drops.
@@ -69,6 +71,10 @@ func compactLog(tx *bbolt.Tx, s *sharevat.Share, before sharevat.Cursor) error {
 	if err != nil {
 		return err
 	}
+	sealed, err := tx.Bucket(bucketLogs).Bucket([]byte(s.ID)).CreateBucketIfNotExists(bucketSealed)
+	if err != nil {
+		return err
+	}
 	c := compaction{id: s.ID, log: log, ops: ops, state: state, base: base, before: before, touched: map[string]struct{}{}}
 	if err := c.toBase(s.Earliest); err != nil {
 		return err
@@ -76,7 +82,10 @@ func compactLog(tx *bbolt.Tx, s *sharevat.Share, before sharevat.Cursor) error {
 	if err := c.settle(); err != nil {
 		return err
 	}
-	return c.drop(s.Earliest)
+	if err := c.drop(s.Earliest); err != nil {
+		return err
+	}
+	return c.seal(sealed)
 }
 
 // compaction is one Compact's work on one share.
@@ -85,6 +94,7 @@ type compaction struct {
 	log, ops, state, base *bbolt.Bucket
 	before                sharevat.Cursor
 	touched               map[string]struct{} // state keys the dropped entries wrote
+	dropped               []sealedOp          // the dropped entries' op-id index entries
 }
 
 // toBase applies the entries [from, before) to base, checking each, so
@@ -99,6 +109,7 @@ func (c *compaction) toBase(from sharevat.Cursor) error {
 		if err != nil {
 			return badRecord(c.id, cur, err)
 		}
+		c.dropped = append(c.dropped, newSealedOp([]byte(e.OpID), e.Cursor, &e.Digest))
 		if !sharevat.IsStateKind(e.Kind) {
 			continue
 		}
@@ -146,6 +157,22 @@ func (c *compaction) settle() error {
 		}
 	}
 	return nil
+}
+
+// seal moves the dropped entries' op ids from the op-id index to the
+// sealed index (sealed.go).
+func (c *compaction) seal(sealed *bbolt.Bucket) error {
+	for i := range c.dropped {
+		if err := c.ops.Delete(c.dropped[i].id); err != nil {
+			return err
+		}
+	}
+	sortSealed(c.dropped)
+	err := seal(sealed, c.dropped)
+	if errors.Is(err, errCorrupt) {
+		return badRecord(c.id, 0, err)
+	}
+	return err
 }
 
 // drop deletes the entries [from, before).

@@ -104,10 +104,10 @@ func TestCorruptRecords(t *testing.T) {
 
 func TestUnknownFormat(t *testing.T) {
 	path := seeded(t)
-	corruptFile(t, path, []byte("format"), []byte{4}, "sharevat")
+	corruptFile(t, path, []byte("format"), []byte{5}, "sharevat")
 	if db, err := bolt.Open(path, bolt.Options{}); err == nil {
 		db.Close()
-		t.Fatal("Open of a format 4 file succeeded")
+		t.Fatal("Open of a format 5 file succeeded")
 	}
 }
 

@@ -130,6 +130,10 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	db := &DB{path: path, opts: opts, bdb: bdb}
 	db.commits.db = db
+	if err := db.sealCompacted(); err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("bolt: open %s: moving compacted op ids to the sealed index: %w", path, err)
+	}
 	if err := db.openWAL(); err != nil {
 		_ = bdb.Close()
 		return nil, err
@@ -153,14 +157,15 @@ func boltOptions(opts Options) bbolt.Options {
 // dataFormat is the data file's format: 2 added the grant index
 // (grant_children); 3 the share indexes (share_updated, share_status,
 // share_children), compaction (a share's earliest cursor, the base
-// bucket, version-2 entities) and deletion that removes a share's log.
-// A build that reads an older format refuses a newer file, so no older
-// build can write what the newer indexes would miss.
-const dataFormat = 3
+// bucket, version-2 entities) and deletion that removes a share's log;
+// 4 the sealed index of compacted op ids (sealed.go). A build that reads
+// an older format refuses a newer file, so no older build can write what
+// the newer indexes would miss.
+const dataFormat = 4
 
 // initBuckets creates the top-level buckets, upgrades a file of format 1
-// (building its grant index) or 2 (building its share indexes), and
-// checks the format version.
+// (building its grant index), 2 (building its share indexes) or 3
+// (marking it for sealCompacted), and checks the format version.
 func initBuckets(tx *bbolt.Tx) error {
 	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 	if err != nil {
@@ -168,6 +173,14 @@ func initBuckets(tx *bbolt.Tx) error {
 	}
 	old := meta.Get(keyFormat)
 	upgrade := len(old) == 1 && (old[0] == 1 || old[0] == 2)
+	if len(old) == 1 && old[0] == 3 {
+		if err := meta.Put(keySealing, []byte{1}); err != nil {
+			return err
+		}
+		if err := meta.Put(keyFormat, []byte{dataFormat}); err != nil {
+			return err
+		}
+	}
 	for _, name := range topBuckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return err

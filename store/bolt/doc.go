@@ -123,9 +123,14 @@
 //
 // Compact deletes the log records before a cursor and records it as the
 // share's earliest readable cursor. The op-id index keeps every op id
-// (cursor and digest: what a duplicate or a dependency needs), so it
-// grows with every op even when compaction keeps the log short (about
-// 60–130 bytes an op on disk, measured). The state stays exact: an
+// (cursor and digest: what a duplicate or a dependency needs): the
+// dropped ops' entries move from ops, one bbolt entry per op id, to the
+// sealed index, where they are packed into page-sized blocks sorted by
+// op id, prefix-compressed, with a cursor delta and 8 bytes of the
+// digest (sealed.go). So what a compacted op leaves on disk is about
+// 15–30 bytes (ids that grow; up to ~60 for random ones) instead of
+// 130–180, and it still grows with every op: exactly-once for ever
+// needs every op id. The state stays exact: an
 // entity whose log record is dropped is rewritten as a version-2 value
 // carrying its own digest, and the base bucket keeps, for every entity
 // changed since, its value as of the earliest cursor minus one, so the
@@ -139,7 +144,7 @@
 // lists its problems. Both are this package's, not sharevat.Store's: a
 // byte copy of a bbolt file means nothing to another backend.
 //
-// # On-disk layout, format 3
+// # On-disk layout, format 4
 //
 // All integers are big-endian unless marked uvarint (encoding/binary
 // unsigned varint). A "string" is uvarint length followed by that many
@@ -149,11 +154,16 @@
 //
 // Top-level buckets:
 //
-//	sharevat        "format" → 1 byte, the file's format (3). A format-1
+//	sharevat        "format" → 1 byte, the file's format (4). A format-1
 //	                file (no grant_children) or format-2 file (no share
 //	                indexes) is upgraded at open by building what it
-//	                lacks, in one transaction; a build of an older
-//	                format refuses a newer file.
+//	                lacks, in one transaction; a format-3 file (compacted
+//	                op ids in ops) is marked 4 and "sealing" at once, and
+//	                its compacted op ids are moved to the sealed index in
+//	                transactions of 65,536; the mark goes when the move is
+//	                done (a move cut short resumes at the next Open;
+//	                lookups read both indexes meanwhile). A build of an
+//	                older format refuses a newer file.
 //	shares          share id → 0x01 ‖ JSON shareRecord
 //	                {id, meta{title, projectId, directory, version,
 //	                status, createdAt, updatedAt, statusAt}, epoch, head,
@@ -211,7 +221,18 @@
 //	        and nothing after the body. Cursors run from the share's
 //	        earliest to its head with no gap.
 //	ops     op id → 8-byte cursor ‖ 32-byte digest (exactly 40 bytes).
-//	        The permanent op-id index: compaction keeps every entry.
+//	        The op-id index of the readable log (cursor ≥ earliest).
+//	sealed  (made by the first compaction) the op-id index of compacted
+//	        ops: the first op id of a block → version (1) ‖ uvarint n
+//	        ‖ n entries of uvarint shared ‖ uvarint len(suffix) ‖ suffix
+//	        ‖ varint cursor delta ‖ 8 bytes of the digest; an entry's op
+//	        id is the first shared bytes of the one before (the key, for
+//	        the first) and suffix, its cursor the one before (0 for the
+//	        first) plus the delta. Op ids increase within and across
+//	        blocks; a block's key and value take at most 3,900 bytes
+//	        (one page) unless it holds one entry; no op id is in both
+//	        ops and sealed, and ops ∪ sealed holds exactly one op id per
+//	        cursor from 1 to the head.
 //	state   kind ‖ 0x00 ‖ key → entity, version 1:
 //	          offset 0   1 byte   version (1)
 //	          offset 1   8 bytes  cursor of the op that wrote it

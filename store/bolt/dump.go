@@ -39,9 +39,10 @@ func (db *DB) ReadCompacted(ctx context.Context, id sharevat.ShareID) (c shareva
 	return c, nil
 }
 
-// compactedOps returns the entries of s's op-id index whose cursor is
-// below s.Earliest. It walks the whole index: the index is keyed by op
-// id, not by cursor.
+// compactedOps returns the op-id index entries of s's compacted ops
+// (cursor below s.Earliest): its sealed index, and any the live index
+// still holds (a file upgraded from format 3 before its move finished).
+// It walks the whole live index: it is keyed by op id, not by cursor.
 func compactedOps(tx *bbolt.Tx, s *sharevat.Share) ([]sharevat.IndexedOp, error) {
 	if s.Earliest <= 1 {
 		return nil, nil
@@ -50,7 +51,10 @@ func compactedOps(tx *bbolt.Tx, s *sharevat.Share) ([]sharevat.IndexedOp, error)
 	if err != nil {
 		return nil, err
 	}
-	var out []sharevat.IndexedOp
+	out, err := sealedOps(sealedBucket(tx, s.ID), s)
+	if err != nil {
+		return nil, err
+	}
 	err = ops.ForEach(func(k, v []byte) error {
 		cur, d, err := decodeOpIndex(v)
 		switch {
@@ -66,6 +70,29 @@ func compactedOps(tx *bbolt.Tx, s *sharevat.Share) ([]sharevat.IndexedOp, error)
 	if err == nil && len(out) != int(s.Earliest-1) {
 		err = badRecord(s.ID, 0, corruptf("the op-id index holds %d op ids below cursor %d, not %d", len(out), s.Earliest, s.Earliest-1))
 	}
+	return out, err
+}
+
+// sealedOps returns every entry of the sealed index b (nil: none), each
+// checked to be below s.Earliest.
+func sealedOps(b *bbolt.Bucket, s *sharevat.Share) ([]sharevat.IndexedOp, error) {
+	var out []sharevat.IndexedOp
+	if b == nil {
+		return nil, nil
+	}
+	err := b.ForEach(func(k, v []byte) error {
+		blk, err := decodeBlock(k, v)
+		if err != nil {
+			return badRecord(s.ID, 0, err)
+		}
+		for _, op := range blk {
+			if op.cursor >= s.Earliest {
+				return badRecord(s.ID, op.cursor, corruptf("the sealed index puts an op id at cursor %d, not below the earliest %d", op.cursor, s.Earliest))
+			}
+			out = append(out, op.indexed())
+		}
+		return nil
+	})
 	return out, err
 }
 

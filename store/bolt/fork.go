@@ -72,6 +72,8 @@ type forkCopy struct {
 	fromLog, fromOps    *bbolt.Bucket
 	fromState, fromBase *bbolt.Bucket
 	toLog, toOps        *bbolt.Bucket
+	fromSealed          *bbolt.Bucket // nil: the parent has no sealed index
+	toSealed            *bbolt.Bucket
 	to                  stateWriter
 }
 
@@ -114,13 +116,31 @@ func openForkCopy(tx *bbolt.Tx, p, s *sharevat.Share) (*forkCopy, error) {
 	if f.fromBase, err = shareBucket(tx, p.ID, bucketBase); err != nil {
 		return nil, err
 	}
-	f.to.base, err = tx.Bucket(bucketLogs).Bucket([]byte(s.ID)).CreateBucket(bucketBase)
+	logs := tx.Bucket(bucketLogs).Bucket([]byte(s.ID))
+	if f.to.base, err = logs.CreateBucket(bucketBase); err != nil {
+		return nil, err
+	}
+	if f.fromSealed = sealedBucket(tx, p.ID); f.fromSealed != nil {
+		f.toSealed, err = logs.CreateBucket(bucketSealed)
+	}
 	return f, err
 }
 
 // copyOps copies the parent's op-id index entries up to at, compacted
-// ones included.
+// ones included: its sealed index whole (every entry of it is below
+// earliest, so at or below at), each block checked.
 func (f *forkCopy) copyOps(at sharevat.Cursor) error {
+	if f.fromSealed != nil {
+		err := f.fromSealed.ForEach(func(k, v []byte) error {
+			if _, err := decodeBlock(k, v); err != nil {
+				return badRecord(f.parent, 0, err)
+			}
+			return f.toSealed.Put(k, v)
+		})
+		if err != nil {
+			return err
+		}
+	}
 	return f.fromOps.ForEach(func(k, v []byte) error {
 		c, _, err := decodeOpIndex(v)
 		if err != nil {

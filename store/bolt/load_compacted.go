@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -80,6 +81,26 @@ func checkCompactedCopy(id sharevat.ShareID, c *sharevat.Compacted, state []shar
 	return nil
 }
 
+// putSealed writes the op ids of compacted ops to s's new sealed index.
+// An op id given twice is EInvalid.
+func putSealed(tx *bbolt.Tx, s *sharevat.Share, ixs []sharevat.IndexedOp, ops *bbolt.Bucket) error {
+	sealed, err := tx.Bucket(bucketLogs).Bucket([]byte(s.ID)).CreateBucket(bucketSealed)
+	if err != nil {
+		return err
+	}
+	list := make([]sealedOp, len(ixs))
+	for i := range ixs {
+		list[i] = newSealedOp([]byte(ixs[i].OpID), ixs[i].Cursor, &ixs[i].Digest)
+	}
+	sortSealed(list)
+	for i := range list {
+		if (i > 0 && bytes.Equal(list[i-1].id, list[i].id)) || ops.Get(list[i].id) != nil {
+			return sharevat.Errorf(sharevat.EInvalid, "share %s: compacted op id %q given twice", s.ID, list[i].id)
+		}
+	}
+	return seal(sealed, list)
+}
+
 // putCompacted writes s's op-id index entries of compacted ops, its
 // empty base bucket and its state at Earliest-1.
 func putCompacted(tx *bbolt.Tx, s *sharevat.Share, c *sharevat.Compacted, state []sharevat.Entity) error {
@@ -87,13 +108,8 @@ func putCompacted(tx *bbolt.Tx, s *sharevat.Share, c *sharevat.Compacted, state 
 	if err != nil {
 		return err
 	}
-	for _, ix := range c.Ops {
-		if ops.Get([]byte(ix.OpID)) != nil {
-			return sharevat.Errorf(sharevat.EInvalid, "share %s: compacted op id %q given twice", s.ID, ix.OpID)
-		}
-		if err := ops.Put([]byte(ix.OpID), opIndexValue(ix.Cursor, ix.Digest)); err != nil {
-			return err
-		}
+	if err := putSealed(tx, s, c.Ops, ops); err != nil {
+		return err
 	}
 	if _, err := tx.Bucket(bucketLogs).Bucket([]byte(s.ID)).CreateBucket(bucketBase); err != nil {
 		return err

@@ -14,11 +14,12 @@ import (
 // transaction. Reads go to the same transaction as writes, so Lookup finds
 // ops put earlier in the batch and Head advances with every Put.
 type logView struct {
-	epoch sharevat.Epoch
-	head  sharevat.Cursor
-	id    sharevat.ShareID
-	log   *bbolt.Bucket
-	ops   *bbolt.Bucket
+	epoch  sharevat.Epoch
+	head   sharevat.Cursor
+	id     sharevat.ShareID
+	log    *bbolt.Bucket
+	ops    *bbolt.Bucket
+	sealed *bbolt.Bucket // nil until the first compaction
 	stateWriter
 }
 
@@ -50,6 +51,7 @@ func openLogView(tx *bbolt.Tx, s *sharevat.Share) (*logView, error) {
 		}
 	}
 	v.log.FillPercent = 1 // keys only ever grow: pack pages full
+	v.sealed = sealedBucket(tx, s.ID)
 	if s.Earliest > 1 {
 		var err error
 		if v.base, err = shareBucket(tx, s.ID, bucketBase); err != nil {
@@ -66,22 +68,45 @@ func (v *logView) Epoch() sharevat.Epoch { return v.epoch }
 // transaction.
 func (v *logView) Head() sharevat.Cursor { return v.head }
 
-// Lookup finds an op id in the permanent op-id index, and checks what it
-// found against the log record it points at (verifyIndexed) before a
-// duplicate or a met dependency is answered from it.
-func (v *logView) Lookup(opID string) (sharevat.Cursor, [32]byte, bool, error) {
-	val := v.ops.Get([]byte(opID))
+// Lookup finds an op id in the permanent op-id index (lookupOp).
+func (v *logView) Lookup(opID string) (sharevat.IndexedOp, bool, error) {
+	return lookupOp(v.id, v.log, v.ops, v.sealed, v.earliest, opID)
+}
+
+// lookupOp finds opID in a share's op-id index: the live index ops,
+// whose entry is checked against the log record it points at
+// (verifyIndexed) before a duplicate or a met dependency is answered from
+// it, then the sealed index of compacted ops (nil: none), whose entry
+// must be below earliest (and is short: sealed.go).
+func lookupOp(id sharevat.ShareID, log, ops, sealed *bbolt.Bucket, earliest sharevat.Cursor, opID string) (sharevat.IndexedOp, bool, error) {
+	val := ops.Get([]byte(opID))
 	if val == nil {
-		return 0, [32]byte{}, false, nil
+		ix, ok, err := sealedLookup(sealed, []byte(opID))
+		if err == nil && ok && ix.Cursor >= earliest {
+			err = corruptf("the sealed index puts an op id at cursor %d, not below the earliest %d", ix.Cursor, earliest)
+		}
+		if err != nil {
+			return sharevat.IndexedOp{}, false, badRecord(id, ix.Cursor, err)
+		}
+		return ix, ok, nil
 	}
 	c, d, err := decodeOpIndex(val)
 	if err == nil {
-		err = verifyIndexed(v.log, v.ops, opID, c, d, v.earliest)
+		err = verifyIndexed(log, ops, opID, c, d, earliest)
 	}
 	if err != nil {
-		return 0, d, false, badRecord(v.id, c, err)
+		return sharevat.IndexedOp{}, false, badRecord(id, c, err)
 	}
-	return c, d, true, nil
+	return sharevat.IndexedOp{OpID: opID, Cursor: c, Digest: d}, true, nil
+}
+
+// sealedBucket returns share id's sealed index, nil before its first
+// compaction.
+func sealedBucket(tx *bbolt.Tx, id sharevat.ShareID) *bbolt.Bucket {
+	if logs := tx.Bucket(bucketLogs).Bucket([]byte(id)); logs != nil {
+		return logs.Bucket(bucketSealed)
+	}
+	return nil
 }
 
 // Put appends e at Head()+1, indexes its op id and updates the state.

@@ -25,6 +25,7 @@ type walView struct {
 	tail     *tail // may be nil; read without the overlay's lock (see overlay)
 	staged   *stagedShare
 	log, ops *bbolt.Bucket
+	sealed   *bbolt.Bucket    // nil until the first compaction
 	put      []sharevat.Entry // this call's entries; never grown past its capacity
 }
 
@@ -52,6 +53,7 @@ func openWALView(tx *bbolt.Tx, s *sharevat.Share, t *tail, st stage, n int) (*wa
 	if v.log, err = shareBucket(tx, s.ID, bucketLog); err != nil {
 		return nil, err
 	}
+	v.sealed = sealedBucket(tx, s.ID)
 	v.ops, err = shareBucket(tx, s.ID, bucketOps)
 	return v, err
 }
@@ -63,29 +65,17 @@ func (v *walView) Epoch() sharevat.Epoch { return v.epoch }
 func (v *walView) Head() sharevat.Cursor { return v.head }
 
 // Lookup finds an op id among the staged ops, then the overlay's tail,
-// then the data file's op-id index (checked against its log record, as
-// logView.Lookup does).
-func (v *walView) Lookup(opID string) (sharevat.Cursor, [32]byte, bool, error) {
+// then the data file's op-id index (lookupOp, as logView.Lookup).
+func (v *walView) Lookup(opID string) (sharevat.IndexedOp, bool, error) {
 	if e := v.staged.ops[opID]; e != nil {
-		return e.Cursor, e.Digest, true, nil
+		return sharevat.IndexedOp{OpID: opID, Cursor: e.Cursor, Digest: e.Digest}, true, nil
 	}
 	if v.tail != nil {
 		if e := v.tail.ops[opID]; e != nil {
-			return e.Cursor, e.Digest, true, nil
+			return sharevat.IndexedOp{OpID: opID, Cursor: e.Cursor, Digest: e.Digest}, true, nil
 		}
 	}
-	val := v.ops.Get([]byte(opID))
-	if val == nil {
-		return 0, [32]byte{}, false, nil
-	}
-	c, d, err := decodeOpIndex(val)
-	if err == nil {
-		err = verifyIndexed(v.log, v.ops, opID, c, d, v.earliest)
-	}
-	if err != nil {
-		return 0, d, false, badRecord(v.id, c, err)
-	}
-	return c, d, true, nil
+	return lookupOp(v.id, v.log, v.ops, v.sealed, v.earliest, opID)
 }
 
 // Put stages e at Head()+1, with a copy of its body (the caller's

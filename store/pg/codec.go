@@ -95,6 +95,21 @@ func contentDigest(kind, key string, body []byte, del bool) [32]byte {
 }
 
 // digestOf checks a stored digest's length and returns it.
+// indexedOf is the op-id index entry of opID at cursor c with digest d:
+// 32 bytes, or ShortDigestLen for an op a bbolt vault compacted before
+// it was migrated here.
+func indexedOf(id sharevat.ShareID, opID string, c sharevat.Cursor, d []byte) (sharevat.IndexedOp, error) {
+	ix := sharevat.IndexedOp{OpID: opID, Cursor: c}
+	if len(d) == sharevat.ShortDigestLen {
+		ix.Short = true
+		copy(ix.Digest[:], d)
+		return ix, nil
+	}
+	var err error
+	ix.Digest, err = digestOf(id, c, d)
+	return ix, err
+}
+
 func digestOf(id sharevat.ShareID, c sharevat.Cursor, d []byte) ([32]byte, error) {
 	if len(d) != 32 {
 		return [32]byte{}, badRecord(id, c, "a digest of %d bytes", len(d))

@@ -32,7 +32,7 @@ func queueCompacted(batch *pgx.Batch, id []byte, k *sharevat.Compacted) {
 	if n := len(k.Ops); n > 0 {
 		opIDs, cursors, digests := make([][]byte, n), make([]int64, n), make([][]byte, n)
 		for i := range k.Ops {
-			opIDs[i], cursors[i], digests[i] = b(k.Ops[i].OpID), int64(k.Ops[i].Cursor), k.Ops[i].Digest[:]
+			opIDs[i], cursors[i], digests[i] = b(k.Ops[i].OpID), int64(k.Ops[i].Cursor), storedDigest(&k.Ops[i])
 		}
 		batch.Queue(`INSERT INTO ops (share, op_id, cursor, digest) SELECT $1, * FROM unnest($2::bytea[], $3::bigint[], $4::bytea[])`,
 			id, opIDs, cursors, digests)
@@ -42,4 +42,13 @@ func queueCompacted(batch *pgx.Batch, id []byte, k *sharevat.Compacted) {
 		batch.Queue(`INSERT INTO base (share, kind, key, body, cursor, at, digest) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
 			id, b(e.Kind), b(e.Key), nonNil(e.Body), i64(e.Cursor), ns(e.At), d[:])
 	}
+}
+
+// storedDigest is what the ops row keeps of ix's digest: all 32 bytes,
+// or the ShortDigestLen that a short entry (from a bbolt vault) has.
+func storedDigest(ix *sharevat.IndexedOp) []byte {
+	if ix.Short {
+		return ix.Digest[:sharevat.ShortDigestLen]
+	}
+	return ix.Digest[:]
 }

@@ -60,8 +60,7 @@ func compactedOps(ctx context.Context, tx pgx.Tx, s *sharevat.Share) ([]sharevat
 		if cursor < 1 {
 			return ix, badRecord(s.ID, ix.Cursor, "the op-id index puts op id %q at cursor %d", ix.OpID, cursor)
 		}
-		ix.Digest, err = digestOf(s.ID, ix.Cursor, digest)
-		return ix, err
+		return indexedOf(s.ID, ix.OpID, ix.Cursor, digest)
 	})
 	if err == nil && len(out) != int(s.Earliest-1) {
 		err = badRecord(s.ID, 0, "the op-id index holds %d op ids below cursor %d, not %d", len(out), s.Earliest, s.Earliest-1)

@@ -50,27 +50,27 @@ func (v *shareView) Head() sharevat.Cursor { return v.s.Head }
 // Lookup finds an op id in the op-id index, and checks what it found
 // against the log row it points at (unless that row was compacted)
 // before a duplicate or a met dependency is answered from it.
-func (v *shareView) Lookup(opID string) (sharevat.Cursor, [32]byte, bool, error) {
+func (v *shareView) Lookup(opID string) (sharevat.IndexedOp, bool, error) {
 	ix, ok := v.known[opID]
 	if !ok {
-		return 0, [32]byte{}, false, nil
+		return sharevat.IndexedOp{}, false, nil
 	}
 	c := sharevat.Cursor(ix.cursor)
-	d, err := digestOf(v.s.ID, c, ix.digest)
+	found, err := indexedOf(v.s.ID, opID, c, ix.digest)
 	if err != nil || ix.put {
-		return c, d, err == nil, err
+		return found, err == nil, err
 	}
 	switch {
 	case ix.cursor <= 0 || c > v.s.Head:
-		return 0, d, false, badRecord(v.s.ID, c, "the op-id index puts an op id at a cursor the log never had")
+		return found, false, badRecord(v.s.ID, c, "the op-id index puts an op id at a cursor the log never had")
 	case c < v.s.Earliest:
-		return c, d, true, nil
-	case !ix.inLog:
-		return 0, d, false, badRecord(v.s.ID, c, "the op-id index points at a cursor the log does not hold")
+		return found, true, nil
+	case found.Short || !ix.inLog:
+		return found, false, badRecord(v.s.ID, c, "the op-id index points at a cursor the log does not hold")
 	case ix.logOp != opID || !bytes.Equal(ix.logDigest, ix.digest):
-		return 0, d, false, badRecord(v.s.ID, c, "the op-id index and the log disagree")
+		return found, false, badRecord(v.s.ID, c, "the op-id index and the log disagree")
 	}
-	return c, d, true, nil
+	return found, true, nil
 }
 
 // Put appends e at Head()+1 and indexes its op id, in memory.
