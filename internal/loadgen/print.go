@@ -175,8 +175,8 @@ func printSoak(w io.Writer, s *soakReport) {
 	g := s.Growth
 	fmt.Fprintf(w, "  growth\tfrom %.0fs to the end\theap %+.1f%% (peaks %+.1f%%)\tRSS %+.1f%% (anon %+.1f%%)\tgoroutines %+.1f%%\n",
 		g.BaseAtSeconds, 100*g.HeapInuse, 100*g.HeapPeak, 100*g.RSS, 100*g.RSSAnon, 100*g.Goroutines)
-	fmt.Fprintf(w, "  per data\tstore %s\tvat memory %s\t%s per GiB stored\n", signedBytes(g.StoredBytes),
-		signedBytes(g.MemoryBytes), signedBytes(g.MemoryPerStoredGiB))
+	fmt.Fprintf(w, "  per data\tstore %s (%.0f bytes per op appended)\tvat memory %s\t%s per GiB stored\n", signedBytes(g.StoredBytes),
+		g.StoredPerOp, signedBytes(g.MemoryBytes), signedBytes(g.MemoryPerStoredGiB))
 }
 
 // signedBytes is bytesText with a plus sign on growth.

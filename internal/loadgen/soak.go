@@ -81,6 +81,10 @@ type soakGrowth struct {
 	StoredBytes        float64 `json:"stored_bytes"`
 	MemoryBytes        float64 `json:"memory_bytes"`
 	MemoryPerStoredGiB float64 `json:"memory_bytes_per_stored_gib"`
+	// StoredPerOp is StoredBytes over the ops appended meanwhile (each
+	// sample's rate over its interval): with retention, what a compacted
+	// op leaves in the file.
+	StoredPerOp float64 `json:"stored_bytes_per_op"`
 	// Flat: the vat's own memory (RSSAnon, or RSS when unknown) and the
 	// heap peak grew less than soakFlat.
 	Flat bool `json:"flat"`
@@ -233,7 +237,18 @@ func growthOf(samples []soakSample, d time.Duration) soakGrowth {
 	g.Flat = mem < soakFlat && g.HeapPeak < soakFlat
 	g.StoredBytes, g.MemoryBytes = last.StoreBytes-base.StoreBytes, last.memory()-base.memory()
 	g.MemoryPerStoredGiB = ratio(g.MemoryBytes, g.StoredBytes/(1<<30))
+	g.StoredPerOp = ratio(g.StoredBytes, opsBetween(samples[b:]))
 	return g
+}
+
+// opsBetween is how many ops were appended from the first sample to the
+// last: each later sample's rate times its interval.
+func opsBetween(samples []soakSample) float64 {
+	var n float64
+	for i := 1; i < len(samples); i++ {
+		n += samples[i].CallsPerSec * (samples[i].AtSeconds - samples[i-1].AtSeconds)
+	}
+	return n
 }
 
 // heapPeakGrowth compares the highest heap of the second half of the
