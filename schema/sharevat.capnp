@@ -421,8 +421,9 @@ interface Subscription {
   # Releasing the last reference ends the subscription: the server stops
   # pushing and releases the sink.
   cursor @0 () -> (cursor :UInt64);
-  # The last cursor sent to the sink (fromCursor before the first push);
-  # sent, not necessarily answered yet. Once the grant has died (after
+  # The last cursor handed to the sink (fromCursor before the first push):
+  # its push is sent, or waiting for the flow window; not necessarily
+  # answered yet. Once the grant has died (after
   # end "revoked") it fails with "revoked: capability revoked or expired";
   # after a silent end it keeps answering the last cursor sent.
 }

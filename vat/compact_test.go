@@ -101,12 +101,8 @@ func testSubscriptionOvertakenByCompaction(t *testing.T, on storeKind) {
 	_, err = a.Compact(bg, 600)
 	require.NoError(t, err)
 	close(gate)
-	select {
-	case end := <-sink.ends:
-		assert.Equal(t, "compacted", end[0])
-		assert.Contains(t, end[1], "600")
-	case <-sink.shut:
-		t.Fatal("the subscription ended without saying why")
-	}
+	end := sink.waitEnd(t)
+	assert.Equal(t, "compacted", end[0])
+	assert.Contains(t, end[1], "600")
 	assert.Less(t, len(sink.got()), 600, "it ended before the compacted ops")
 }

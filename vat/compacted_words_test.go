@@ -48,14 +48,10 @@ func testCompactedAnswersAgree(t *testing.T, on storeKind) {
 	_, err = a.Compact(bg, 600)
 	require.NoError(t, err)
 	close(gate)
-	select {
-	case end := <-sink.ends:
-		assert.Equal(t, "compacted", end[0])
-		assert.Equal(t, "ops before cursor 600 were compacted; read after cursor 599, or take the snapshot and follow from its cursor", end[1],
-			"an overtaken subscription")
-	case <-sink.shut:
-		t.Fatal("the subscription ended without saying why")
-	}
+	end := sink.waitEnd(t)
+	assert.Equal(t, "compacted", end[0])
+	assert.Equal(t, "ops before cursor 600 were compacted; read after cursor 599, or take the snapshot and follow from its cursor", end[1],
+		"an overtaken subscription")
 
 	_, _, err = a.Fork(bg, 598, sharevat.MetaPatch{})
 	isCode(t, err, sharevat.ErrCompacted, "a fork before earliest-1")

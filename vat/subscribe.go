@@ -252,6 +252,9 @@ func (s *subscription) push(entries []sharevat.Entry) error {
 	if !s.f.lg.alive(s.f.vat.now()) {
 		return errDead
 	}
+	// pushed moves first: once the sink has the ops, Cursor answers at
+	// least their last cursor (the sink may see them before Push returns).
+	s.pushed.Store(uint64(entries[len(entries)-1].Cursor))
 	err := s.sink.Push(s.ctx, func(p schema.OpSink_push_Params) error {
 		return wire.SetEntries(p.NewOps, entries)
 	})
@@ -259,7 +262,6 @@ func (s *subscription) push(entries []sharevat.Entry) error {
 		return err
 	}
 	s.last = entries[len(entries)-1].Cursor
-	s.pushed.Store(uint64(s.last))
 	return nil
 }
 

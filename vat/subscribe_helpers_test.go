@@ -150,6 +150,27 @@ func (s *recSink) End(_ context.Context, call schema.OpSink_end) error {
 // goroutine is done with it.
 func (s *recSink) Shutdown() { s.shutOnce.Do(func() { close(s.shut) }) }
 
+// waitEnd waits for the subscription's end call. The server answers
+// end before it releases the sink, so an end comes before shut; a shut
+// with no end is a silent end, which fails t.
+func (s *recSink) waitEnd(t *testing.T) [2]string {
+	t.Helper()
+	select {
+	case end := <-s.ends:
+		return end
+	case <-s.shut:
+		select {
+		case end := <-s.ends:
+			return end
+		default:
+			t.Fatal("the subscription ended without saying why")
+		}
+	case <-time.After(patience):
+		t.Fatal("the subscription never ended")
+	}
+	return [2]string{}
+}
+
 func (s *recSink) waitShut(t *testing.T) {
 	t.Helper()
 	select {

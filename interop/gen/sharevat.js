@@ -3805,8 +3805,9 @@ export class Subscription$Client {
         }
     ];
     /**
-* The last cursor sent to the sink (fromCursor before the first push);
-* sent, not necessarily answered yet. Once the grant has died (after
+* The last cursor handed to the sink (fromCursor before the first push):
+* its push is sent, or waiting for the flow window; not necessarily
+* answered yet. Once the grant has died (after
 * end "revoked") it fails with "revoked: capability revoked or expired";
 * after a silent end it keeps answering the last cursor sent.
 *
