@@ -168,14 +168,12 @@ func copyVault(ctx context.Context, src sharevat.Store, dst sharevat.VaultLoader
 }
 
 // readShare reads everything of s the store's interface gives: a deleted
-// share has no grants, log or state left to read.
+// share has its grants (all revoked; its owner grant is what a way back
+// re-creates it with) and no log or state left to read.
 func readShare(ctx context.Context, src sharevat.Store, s sharevat.Share) (sharevat.ShareCopy, error) {
 	c := sharevat.ShareCopy{Share: s}
-	if s.Deleted {
-		return c, nil
-	}
 	var err error
-	if c.Grants, err = src.Grants(ctx, s.ID); err != nil {
+	if c.Grants, err = src.Grants(ctx, s.ID); err != nil || s.Deleted {
 		return c, err
 	}
 	for after := max(s.Earliest, 1) - 1; after < s.Head; {

@@ -124,20 +124,9 @@ func replayShare(ctx context.Context, src sharevat.Store, dst *bolt.DB, s sharev
 	if err != nil {
 		return 0, 0, err
 	}
-	grants := 1
-	if !s.Deleted {
-		gs, err := src.Grants(ctx, s.ID)
-		if err != nil {
-			return 0, 0, err
-		}
-		for _, g := range gs {
-			if g.ID != owner.ID {
-				if err := dst.CreateGrant(ctx, g); err != nil {
-					return 0, 0, fmt.Errorf("grant: %w", err)
-				}
-				grants++
-			}
-		}
+	grants, err := replayGrants(ctx, src, dst, s.ID, owner.ID)
+	if err != nil {
+		return 0, 0, err
 	}
 	ops, err := replayLog(ctx, src, dst, s, from)
 	if err != nil || !s.Deleted {
@@ -146,26 +135,44 @@ func replayShare(ctx context.Context, src sharevat.Store, dst *bolt.DB, s sharev
 	return grants, ops, dst.Delete(ctx, s.ID, s.DeletedAt)
 }
 
+// replayGrants copies share id's grants but its owner's (a deleted
+// share's too: revoked, as its store keeps them) and returns how many
+// grants the share has.
+func replayGrants(ctx context.Context, src sharevat.Store, dst *bolt.DB, id sharevat.ShareID, owner sharevat.GrantID) (int, error) {
+	gs, err := src.Grants(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	n := 1
+	for _, g := range gs {
+		if g.ID != owner {
+			if err := dst.CreateGrant(ctx, g); err != nil {
+				return 0, fmt.Errorf("grant: %w", err)
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
 // createReplayed creates s (as compacted when it was, else by forking
 // its parent when that is live in dst) and returns the cursor its log
-// already holds. A fork whose parent was compacted past its fork cursor
-// after the fork was made cannot be forked again; it is created empty
-// with its parent and fork cursor, and its whole log (the parent's ops
-// it copied at the fork, then its own) replayed.
+// already holds. A fork whose parent is deleted, or was compacted past
+// its fork cursor after the fork was made, cannot be forked again; it is
+// created empty with its parent and fork cursor, and its whole log (the
+// parent's ops it copied at the fork, then its own) replayed.
 func createReplayed(ctx context.Context, src sharevat.Store, dst *bolt.DB, s sharevat.Share, owner sharevat.Grant) (sharevat.Cursor, error) {
 	if s.Earliest > 1 && !s.Deleted {
 		return s.Earliest - 1, createCompacted(ctx, src, dst, s, owner)
 	}
-	if s.ParentID != "" {
-		if p, err := dst.Share(ctx, s.ParentID); err == nil && !p.Deleted {
-			if s.ForkCursor+1 < p.Earliest {
-				return 0, dst.CreateCompacted(ctx, s, owner, sharevat.Compacted{Earliest: 1}, nil)
-			}
-			_, err := dst.Fork(ctx, s.ParentID, s.ForkCursor, s, owner)
-			return s.ForkCursor, err
-		}
+	if s.ParentID == "" {
+		return 0, dst.CreateShare(ctx, s, owner)
 	}
-	return 0, dst.CreateShare(ctx, s, owner)
+	if p, err := dst.Share(ctx, s.ParentID); err == nil && !p.Deleted && s.ForkCursor+1 >= p.Earliest {
+		_, err := dst.Fork(ctx, s.ParentID, s.ForkCursor, s, owner)
+		return s.ForkCursor, err
+	}
+	return 0, dst.CreateCompacted(ctx, s, owner, sharevat.Compacted{Earliest: 1}, nil)
 }
 
 // createCompacted creates the compacted share s in dst from what src's

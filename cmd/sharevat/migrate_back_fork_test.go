@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
+	"sharevat/client"
 )
 
 // TestMigrateBackForkOfCompacted: a share on a bbolt vat is forked at
@@ -101,4 +102,48 @@ func retryDuplicates(t *testing.T, url, token string, sent []sharevat.Op) {
 		assert.Equal(t, sharevat.Cursor(i+1), r.Cursor, "op %s at its original cursor", sent[i].OpID)
 	}
 	assert.Zero(t, ack.Applied, "a retry is not applied again")
+}
+
+// TestMigrateBackForkOfDeleted: a share is forked at cursor 3, the fork
+// written to, a read grant of the share made, and the share then deleted
+// (its fork lives on). After `sharevat migrate` into PostgreSQL and back
+// (4 grants each way: the admin's, the deleted share's two, revoked, and
+// the fork's owner), the fork keeps its parent id and fork cursor, its whole
+// log and snapshot, and answers a retry of each of its ops as a duplicate
+// at its original cursor; the deleted share's grants are still refused
+// and `sharevat check --data` finds the vault clean.
+func TestMigrateBackForkOfDeleted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	data := t.TempDir()
+	srv := startServer(t, data)
+	owner := createShare(t, srv)
+	sent := mcAppend(t, srv.URL, owner, 0, 3)
+	_, m, err := redeemAt(t, srv.URL, owner).Fork(ctx, 3, sharevat.MetaPatch{})
+	require.NoError(t, err)
+	child := m.Token
+	childSent := append(sent[:3:3], mcAppend(t, srv.URL, child, 100, 5)...)
+	read := grantVia(t, srv.URL, owner, "read")
+	require.NoError(t, redeemAt(t, srv.URL, owner).Delete(ctx))
+	onBolt := forkView(t, srv.URL, child)
+	require.Equal(t, sharevat.Cursor(3), onBolt.Info.ForkCursor)
+	require.NotEmpty(t, onBolt.Info.ParentID)
+	require.Len(t, onBolt.Log, 8)
+	srv.Stop(t)
+
+	back := migrateBack(t, data)
+
+	srv = startServer(t, back)
+	assert.Equal(t, onBolt, forkView(t, srv.URL, child), "the fork of a deleted parent, with its parent id and fork cursor")
+	retryDuplicates(t, srv.URL, child, childSent)
+	c, err := client.Dial(ctx, srv.URL, nil)
+	require.NoError(t, err)
+	defer c.Close()
+	for _, token := range []string{owner, read.Token} {
+		_, err = c.Redeem(ctx, token)
+		assert.ErrorIs(t, err, sharevat.ErrUnauthorized, "a grant of the deleted share")
+	}
+	srv.Stop(t)
+	_, stderr, code := cli(t, "", nil, "check", "--data", back)
+	assert.Equal(t, 0, code, "clean after the retries: %s", stderr)
 }

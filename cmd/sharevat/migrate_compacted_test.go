@@ -63,9 +63,19 @@ func compactedVault(t *testing.T) (string, string, []sharevat.Op, mcView) {
 
 // migrateThereAndBack copies the stopped vault in data into a new
 // PostgreSQL database and back into a new directory, which it returns:
-// clean by `sharevat check`, every share's buckets (shares of them) as
-// data's, data's admin.token beside it.
+// clean by `sharevat check`, every share's buckets (shares of them) and
+// what its compactions kept as data's, data's admin.token beside it.
 func migrateThereAndBack(t *testing.T, data string, shares int) string {
+	t.Helper()
+	back := migrateBack(t, data)
+	sameLogBuckets(t, filepath.Join(data, "sharevat.db"), filepath.Join(back, "sharevat.db"), shares)
+	return back
+}
+
+// migrateBack copies the stopped vault in data into a new PostgreSQL
+// database and back into a new directory, which it returns: clean by
+// `sharevat check`, data's admin.token beside it.
+func migrateBack(t *testing.T, data string) string {
 	t.Helper()
 	dsn := pgtest.DB(t)
 	_, stderr, code := cli(t, "", nil, "migrate", "--from", data, "--to", dsn)
@@ -76,7 +86,6 @@ func migrateThereAndBack(t *testing.T, data string, shares int) string {
 	t.Log(firstLine(out))
 	_, stderr, code = cli(t, "", nil, "check", "--data", back)
 	require.Equal(t, 0, code, "the vault copied back is clean: %s", stderr)
-	sameLogBuckets(t, filepath.Join(data, "sharevat.db"), filepath.Join(back, "sharevat.db"), shares)
 	admin, err := os.ReadFile(filepath.Join(data, "admin.token"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(back, "admin.token"), admin, 0o600))
