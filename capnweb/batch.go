@@ -58,6 +58,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request) {
 	defer h.wg.Done()
 	meter := &budget{limit: h.o.ConnMemory, pool: h.o.Pool}
 	defer meter.close()
+	meter.join(func() { h.limit("server-memory") }) // evicted: its charges fail, so it answers 503
 	body, status, text := h.readBatch(w, r, meter)
 	out := &batchOut{}
 	if status == http.StatusOK {

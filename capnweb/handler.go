@@ -86,6 +86,7 @@ func (h *Handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	peer.Meter = meter
 	s := newSession(h.o, out, meter, h.main(peer), false)
 	meter.over = func() { s.failProto(&protoError{limit: "memory", msg: "session memory budget exceeded"}) }
+	meter.join(func() { s.fail("server-memory", errEvicted, closeTryAgain) })
 	out.lost = func() { s.fail("", nil, 0) }
 	if !h.track(s) {
 		s.fail("", nil, closeGoingAway)

@@ -2,11 +2,9 @@ package capnweb
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -38,7 +36,10 @@ type Options struct {
 	ConnMemory int64
 	// Pool, if set, is a server-wide budget every session's bytes are
 	// also counted against; a Charge it cannot take closes that session
-	// as its own budget would.
+	// as its own budget would. A Pool that is also an EvictingPool makes
+	// room first: each session and batch joins it, and the one holding
+	// the most is closed (1013, try again later) for a charge that does
+	// not fit.
 	Pool Pool
 	// CheckOrigin decides whether a request may open a session; false
 	// answers 403. nil: a request with an Origin header must name the
@@ -57,7 +58,8 @@ type Options struct {
 	// discard.
 	Logger *slog.Logger
 	// OnLimit is called with the limit's short name ("read-limit",
-	// "depth", "imports", "exports", "inflight", "memory", "malformed")
+	// "depth", "imports", "exports", "inflight", "memory", "server-memory":
+	// evicted by an EvictingPool, "malformed")
 	// each time a limit closes a session. It must not block.
 	OnLimit func(limit string)
 }
@@ -131,68 +133,4 @@ func withMeter(ctx context.Context, m *budget) context.Context {
 func SessionMeter(ctx context.Context) Meter {
 	m, _ := ctx.Value(meterKey{}).(Meter)
 	return m
-}
-
-// Pool is a memory budget shared by many sessions (and, in sharevat, the
-// /rpc connections: rpc.MemoryPool). Take counts n more bytes unless that
-// would pass its limit; Give returns them.
-type Pool interface {
-	Take(n int64) bool
-	Give(n int64)
-}
-
-// ErrMemory is the error of a Charge over a session's budget.
-var ErrMemory = errors.New("capnweb: session memory budget exceeded")
-
-// budget is a session's Meter; over is called (outside its lock) when a
-// Charge does not fit.
-type budget struct {
-	mu     sync.Mutex
-	used   int64
-	limit  int64
-	pool   Pool // nil: none
-	closed bool // the session is over: its bytes went back to pool
-	over   func()
-}
-
-var _ Meter = (*budget)(nil)
-
-// Charge takes n bytes of the budget (and of the pool).
-func (b *budget) Charge(n int64) error {
-	b.mu.Lock()
-	if n < 0 || b.closed || b.used+n > b.limit || (b.pool != nil && !b.pool.Take(n)) {
-		b.mu.Unlock()
-		if b.over != nil {
-			b.over()
-		}
-		return ErrMemory
-	}
-	b.used += n
-	b.mu.Unlock()
-	return nil
-}
-
-// Release gives back n bytes.
-func (b *budget) Release(n int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n = min(n, b.used)
-	if n <= 0 {
-		return
-	}
-	b.used -= n
-	if b.pool != nil && !b.closed {
-		b.pool.Give(n)
-	}
-}
-
-// close gives the pool back every byte the session still holds; later
-// Releases are only counted, later Charges fail.
-func (b *budget) close() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.pool != nil && !b.closed {
-		b.pool.Give(b.used)
-	}
-	b.closed = true
 }

@@ -27,6 +27,7 @@ const (
 	closeGoingAway = 1001
 	closePolicy    = 1008
 	closeTooBig    = 1009
+	closeTryAgain  = 1013 // evicted by the server's memory pool
 )
 
 // outbox is a session's way out: send queues one message (never blocks);
@@ -164,14 +165,14 @@ func (s *session) fail(limit string, err error, code int) {
 			s.o.OnLimit(limit)
 		}
 		var abort []byte
-		if err != nil && (code == closePolicy || code == closeTooBig) {
+		if err != nil && (code == closePolicy || code == closeTooBig || code == closeTryAgain) {
 			abort = abortFrame(err)
 			s.log.Info("capnweb: session aborted", "limit", limit)
 		}
 		close(s.done)
 		s.cancel()
 		text := ""
-		if code == closePolicy || code == closeTooBig {
+		if code == closePolicy || code == closeTooBig || code == closeTryAgain {
 			text = limit
 		}
 		s.out.close(code, text, abort)

@@ -28,22 +28,35 @@ const (
 const evictWait = 2 * time.Second
 
 // MemoryPool is a server-wide memory budget in bytes, shared by every
-// connection of one or more Handlers. When a charge would exhaust it, the
-// connection holding the most (if it holds more than the one asking) is
-// closed with 1013 and the charge waits for its bytes; so a peer that
-// hoards memory is the one cut off, not the next peer that needs a little.
+// connection of one or more Handlers, and by the sessions of other doors
+// that Join it. When a charge would exhaust it, the member holding the
+// most (if it holds more than the one asking) is evicted — an /rpc
+// connection is closed with 1013 — and the charge waits for its bytes;
+// so a peer that hoards memory is the one cut off, not the next peer
+// that needs a little.
 type MemoryPool struct {
 	limit int64
 	used  atomic.Int64
 
 	mu      sync.Mutex
-	members map[*connBudget]struct{}
+	members map[Member]struct{}
 	freed   chan struct{} // closed and replaced whenever bytes come back
+}
+
+// Member is a holder of pool bytes that the pool may evict: an /rpc
+// connection, or a session of another door (Join).
+type Member interface {
+	// PooledBytes is how many bytes it holds from the pool. It must not
+	// wait for anything but the member's own short lock.
+	PooledBytes() int64
+	// Evict ends it on the pool's behalf, at once (its bytes come back
+	// as it ends): it must not block, nor charge the pool.
+	Evict()
 }
 
 // NewMemoryPool returns a pool of limit bytes; limit <= 0: unlimited.
 func NewMemoryPool(limit int64) *MemoryPool {
-	return &MemoryPool{limit: limit, members: make(map[*connBudget]struct{}), freed: make(chan struct{})}
+	return &MemoryPool{limit: limit, members: make(map[Member]struct{}), freed: make(chan struct{})}
 }
 
 // Used returns the bytes currently counted against the pool.
@@ -54,9 +67,20 @@ func (p *MemoryPool) Limit() int64 { return p.limit }
 
 // Take counts n more bytes unless that would pass the limit: the pool
 // as a budget for connections another handler serves (the Cap'n Web
-// door's sessions, capnweb.Pool). Such bytes are not evictable: a
-// session that cannot Take is closed by its own handler.
+// door's sessions, capnweb.Pool).
 func (p *MemoryPool) Take(n int64) bool { return p.take(n) }
+
+// TakeFor counts n more bytes for member m, making room if it must: it
+// evicts the member holding the most while that holds more than m would,
+// and waits for bytes to come back, at most evictWait (2 s). It must not
+// be called while holding a lock that m.PooledBytes or an Evict takes.
+func (p *MemoryPool) TakeFor(m Member, n int64) bool { return p.take(n) || p.makeRoom(m, n) }
+
+// Join makes m a member the pool may evict, until leave is called.
+func (p *MemoryPool) Join(m Member) (leave func()) {
+	p.join(m)
+	return func() { p.leave(m) }
+}
 
 // Give returns n bytes counted with Take.
 func (p *MemoryPool) Give(n int64) { p.give(n) }
@@ -82,33 +106,34 @@ func (p *MemoryPool) give(n int64) {
 	p.mu.Unlock()
 }
 
-func (p *MemoryPool) join(b *connBudget) {
+func (p *MemoryPool) join(m Member) {
 	p.mu.Lock()
-	p.members[b] = struct{}{}
+	p.members[m] = struct{}{}
 	p.mu.Unlock()
 }
 
-func (p *MemoryPool) leave(b *connBudget) {
+func (p *MemoryPool) leave(m Member) {
 	p.mu.Lock()
-	delete(p.members, b)
+	delete(p.members, m)
 	p.mu.Unlock()
 }
 
 // makeRoom takes n bytes for b once the pool has room, evicting the
 // member that holds the most while it holds more than b would; it gives
 // up after evictWait, or at once when b itself holds the most.
-func (p *MemoryPool) makeRoom(b *connBudget, n int64) bool {
+func (p *MemoryPool) makeRoom(b Member, n int64) bool {
 	deadline := time.NewTimer(evictWait)
 	defer deadline.Stop()
 	for {
+		mine := b.PooledBytes()
 		p.mu.Lock()
 		freed := p.freed
-		victim := p.largest(b.pooledBytes() + n)
+		victim := p.largest(mine + n)
 		p.mu.Unlock()
 		if victim == nil {
 			return p.take(n)
 		}
-		victim.evict()
+		victim.Evict()
 		select {
 		case <-freed:
 		case <-deadline.C:
@@ -122,11 +147,11 @@ func (p *MemoryPool) makeRoom(b *connBudget, n int64) bool {
 
 // largest returns the member holding the most, if it holds more than
 // than; p.mu is held.
-func (p *MemoryPool) largest(than int64) *connBudget {
-	var top *connBudget
+func (p *MemoryPool) largest(than int64) Member {
+	var top Member
 	most := than
 	for m := range p.members {
-		if n := m.pooledBytes(); n > most {
+		if n := m.PooledBytes(); n > most {
 			top, most = m, n
 		}
 	}
@@ -191,12 +216,15 @@ func (b *connBudget) charge(n int64) *budgetError {
 		return errServerMemory
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
+	closed := b.closed
+	if !closed {
+		b.pooled += n
+	}
+	b.mu.Unlock()
+	if closed { // the pool's lock is never taken under b.mu: largest takes them the other way
 		b.pool.give(n)
 		return errBudgetClosed
 	}
-	b.pooled += n
 	return nil
 }
 
@@ -254,14 +282,15 @@ func (b *connBudget) close() {
 	}
 }
 
-func (b *connBudget) pooledBytes() int64 {
+// PooledBytes is what the connection holds from its pool.
+func (b *connBudget) PooledBytes() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.pooled
 }
 
-// evict closes the connection, once, on the pool's behalf.
-func (b *connBudget) evict() {
+// Evict closes the connection, once, on the pool's behalf.
+func (b *connBudget) Evict() {
 	b.mu.Lock()
 	first := !b.evicted && !b.closed
 	b.evicted = true

@@ -17,12 +17,13 @@ import (
 // registry, rights checks, quotas and live revocation, with /rpc's
 // limits: message size and assembly time, calls in flight, the memory
 // budget of a connection and of all of them (--memory-budget, counted in
-// the /rpc handler's pool), the Origin rule.
+// the /rpc handler's pool, which evicts whoever holds the most on either
+// door), the Origin rule.
 func newWebHandler(v *vat.Vat, f *serveFlags, rpcH *rpc.Handler, m *metrics, log *slog.Logger) *capnweb.Handler {
 	origins := allowedOrigins(f.origins)
 	var pool capnweb.Pool // --memory-budget: one budget for both doors
 	if p := rpcH.Pool(); p != nil {
-		pool = p
+		pool = sharedPool{p}
 	}
 	return capnweb.NewHandler(capnweb.Options{
 		Pool: pool,
@@ -69,4 +70,17 @@ func allowedOrigins(s string) []string {
 		return nil
 	}
 	return strings.Split(s, ",")
+}
+
+// sharedPool is the /rpc handler's memory pool as Cap'n Web's
+// EvictingPool: a session joins it as a member, so that a charge on
+// either door evicts the connection or session that holds the most.
+type sharedPool struct{ *rpc.MemoryPool }
+
+var _ capnweb.EvictingPool = sharedPool{}
+
+func (p sharedPool) Join(m capnweb.PoolMember) (leave func()) { return p.MemoryPool.Join(m) }
+
+func (p sharedPool) TakeFor(m capnweb.PoolMember, n int64) bool {
+	return p.MemoryPool.TakeFor(m, n)
 }
