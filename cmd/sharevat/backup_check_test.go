@@ -20,8 +20,9 @@ import (
 )
 
 // appendUntil appends 20-op batches to token's share until stop is
-// closed, then returns the op ids acked, in cursor order.
-func appendUntil(t *testing.T, url, token string, stop <-chan struct{}) []string {
+// closed, then returns the op ids acked, in cursor order; it closes under
+// once 200 ops are acknowledged.
+func appendUntil(t *testing.T, url, token string, stop <-chan struct{}, under chan<- struct{}) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	sh, app := mustAppender(ctx, t, url, token)
@@ -46,6 +47,9 @@ func appendUntil(t *testing.T, url, token string, stop <-chan struct{}) []string
 		for _, r := range ack.Results {
 			acked = append(acked, r.OpID)
 		}
+		if b == 9 {
+			close(under) // 200 ops acknowledged: appends are under way
+		}
 	}
 }
 
@@ -66,9 +70,12 @@ func TestBackupOfARunningVat(t *testing.T) {
 	var acked []string
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); acked = appendUntil(t, srv.URL, owner, stop) }()
-	for len(readAll(t, srv.URL, owner)) < 200 { // appends are under way
-		time.Sleep(10 * time.Millisecond)
+	under := make(chan struct{})
+	go func() { defer wg.Done(); acked = appendUntil(t, srv.URL, owner, stop, under) }()
+	select {
+	case <-under:
+	case <-time.After(time.Minute):
+		t.Fatal("200 ops were not acknowledged within a minute")
 	}
 	file := filepath.Join(t.TempDir(), "vault.db")
 	_, stderr, code := cli(t, "", env, "backup", "--to", file, "--token-file", adminTok)
