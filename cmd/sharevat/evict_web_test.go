@@ -95,18 +95,7 @@ func holdReads(t *testing.T, ctx context.Context, url, token string, n int) (*ho
 	return c, msgs
 }
 
-// webReader dials Cap'n Web and returns the client and the reader of
-// the share of token; both are closed at cleanup.
-func webReader(t *testing.T, ctx context.Context, url, token string) (*capnweb.Client, *capnweb.Stub) {
-	t.Helper()
-	c, err := capnweb.Dial(ctx, hostile.WebURL(url), nil, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
-	rd, err := webReaderOf(ctx, c, token)
-	require.NoError(t, err)
-	return c, rd
-}
-
+// webReaderOf restores token on c and returns its share's reader.
 func webReaderOf(ctx context.Context, c *capnweb.Client, token string) (*capnweb.Stub, error) {
 	res, err := c.Main().Call(ctx, "restore", token)
 	if err != nil {
