@@ -92,45 +92,61 @@ func openBlock(key, v, buf []byte) (sealedBlock, error) {
 	return sealedBlock{rest: v[1+w:], n: n, sealedOp: sealedOp{id: append(buf[:0], key...)}}, nil
 }
 
-// next decodes the next entry into b.id, b.cursor and b.digest; false at
+// next decodes the next entry into b.id, b.cursor and b.tag; false at
 // the end of the block.
 func (b *sealedBlock) next(first bool) (bool, error) {
 	if b.n == 0 {
-		if len(b.rest) != 0 {
-			return false, corruptf("sealed index: bytes after a block's last entry")
-		}
-		return false, nil
+		return false, b.end()
 	}
+	shared, suffix, err := b.entry(len(b.id), first)
+	if err != nil {
+		return false, err
+	}
+	if !first && !idIncreases(b.id, shared, suffix) {
+		return false, corruptf("sealed index: op ids out of order")
+	}
+	b.id = append(b.id[:shared], suffix...)
+	return true, nil
+}
+
+// entry decodes the next entry's cursor and tag into b and returns how
+// many bytes its op id shares with the one before (of plen bytes) and
+// the rest of it (a view into the block).
+func (b *sealedBlock) entry(plen int, first bool) (int, []byte, error) {
 	b.n--
 	shared, w1 := binary.Uvarint(b.rest)
-	if w1 <= 0 || shared > uint64(len(b.id)) {
-		return false, corruptf("sealed index: an entry shares more than the op id before it")
+	if w1 <= 0 || shared > uint64(plen) {
+		return 0, nil, corruptf("sealed index: an entry shares more than the op id before it")
 	}
 	slen, w2 := binary.Uvarint(b.rest[w1:])
 	if w2 <= 0 || slen > uint64(len(b.rest)-w1-w2) {
-		return false, corruptf("sealed index: an entry runs past its block")
+		return 0, nil, corruptf("sealed index: an entry runs past its block")
+	}
+	if first && (shared != uint64(plen) || slen != 0) {
+		return 0, nil, corruptf("sealed index: a block's first op id is not its key")
 	}
 	suffix := b.rest[w1+w2 : w1+w2+int(slen)]
-	if !first && !idIncreases(b.id, int(shared), suffix) {
-		return false, corruptf("sealed index: op ids out of order")
-	}
-	if first && (shared != uint64(len(b.id)) || slen != 0) {
-		return false, corruptf("sealed index: a block's first op id is not its key")
-	}
-	b.id = append(b.id[:shared], suffix...)
 	rest := b.rest[w1+w2+int(slen):]
 	delta, w3 := binary.Varint(rest)
 	if w3 <= 0 || len(rest)-w3 < tagLen {
-		return false, corruptf("sealed index: an entry runs past its block")
+		return 0, nil, corruptf("sealed index: an entry runs past its block")
 	}
 	c := int64(b.cursor) + delta
 	if c <= 0 {
-		return false, corruptf("sealed index: an entry at cursor %d", c)
+		return 0, nil, corruptf("sealed index: an entry at cursor %d", c)
 	}
 	b.cursor = sharevat.Cursor(c)
 	copy(b.tag[:], rest[w3:w3+tagLen])
 	b.rest = rest[w3+tagLen:]
-	return true, nil
+	return int(shared), suffix, nil
+}
+
+// end checks that nothing follows the block's last entry.
+func (b *sealedBlock) end() error {
+	if len(b.rest) != 0 {
+		return corruptf("sealed index: bytes after a block's last entry")
+	}
+	return nil
 }
 
 // idIncreases reports whether prev[:shared]‖suffix sorts after prev.
@@ -141,33 +157,73 @@ func idIncreases(prev []byte, shared int, suffix []byte) bool {
 	return len(suffix) > 0 && suffix[0] > prev[shared]
 }
 
-// sealedLookup finds id in the sealed index b (nil: none yet).
+// sealedLookup finds id in the sealed index b (nil: none yet): in the
+// block with the greatest key at or below it.
 func sealedLookup(b *bbolt.Bucket, id []byte) (sharevat.IndexedOp, bool, error) {
 	if b == nil {
 		return sharevat.IndexedOp{}, false, nil
 	}
 	c := b.Cursor()
 	k, v := c.Seek(id)
-	if k == nil || !bytes.Equal(k, id) {
-		if k, v = c.Prev(); k == nil {
-			return sharevat.IndexedOp{}, false, nil
+	switch {
+	case k == nil:
+		k, v = c.Last()
+	case !bytes.Equal(k, id):
+		k, v = c.Prev()
+	}
+	if k == nil {
+		return sharevat.IndexedOp{}, false, nil
+	}
+	at, tag, ok, err := findInBlock(k, v, id)
+	if !ok || err != nil {
+		return sharevat.IndexedOp{}, false, err
+	}
+	ix := sharevat.IndexedOp{OpID: string(id), Cursor: at, Short: true}
+	copy(ix.Digest[:], tag[:])
+	return ix, true, nil
+}
+
+// findInBlock finds id in the block under key (key ≤ id) without
+// rebuilding the op ids it passes: it keeps m, how many bytes the last
+// op id passed (below id) shares with id, and compares each entry's
+// suffix with id only where that decides. An entry sharing more than m
+// bytes with the one before is below id too; one sharing fewer is above
+// it (op ids increase), which ends the search.
+func findInBlock(key, v, id []byte) (sharevat.Cursor, [tagLen]byte, bool, error) {
+	var tag [tagLen]byte
+	blk, err := openBlock(nil, v, nil)
+	if err != nil {
+		return 0, tag, false, err
+	}
+	m, plen := commonPrefix(key, id), len(key)
+	for first := true; blk.n > 0; first = false {
+		shared, suffix, err := blk.entry(plen, first)
+		if err != nil {
+			return 0, tag, false, err
+		}
+		if first { // the key itself, at or below id
+			if m == len(key) && m == len(id) {
+				return blk.cursor, blk.tag, true, nil
+			}
+			continue
+		}
+		plen = shared + len(suffix)
+		switch {
+		case shared > m: // below id, sharing m bytes with it
+		case shared < m:
+			return 0, tag, false, nil
+		default:
+			c := commonPrefix(suffix, id[m:])
+			switch {
+			case c == len(suffix) && m+c == len(id):
+				return blk.cursor, blk.tag, true, nil
+			case m+c == len(id), c < len(suffix) && suffix[c] > id[m+c]:
+				return 0, tag, false, nil
+			}
+			m += c
 		}
 	}
-	var buf [128]byte
-	blk, err := openBlock(k, v, buf[:])
-	for first := true; err == nil; first = false {
-		var ok bool
-		if ok, err = blk.next(first); !ok || err != nil {
-			break
-		}
-		switch bytes.Compare(blk.id, id) {
-		case 0:
-			return blk.indexed(), true, nil
-		case 1:
-			return sharevat.IndexedOp{}, false, nil
-		}
-	}
-	return sharevat.IndexedOp{}, false, err
+	return 0, tag, false, blk.end()
 }
 
 // decodeBlock returns every entry of the block under key, copied.

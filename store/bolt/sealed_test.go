@@ -152,7 +152,7 @@ func absentIDs(ops []sealedOp) [][]byte {
 	out := [][]byte{{}, {0}, {0xff, 0xff}}
 	for i := 0; i < len(ops); i += 97 {
 		id := ops[i].id
-		out = append(out, append(bytes.Clone(id), 'x'), append(bytes.Clone(id[:len(id)-1]), id[len(id)-1]^0x40))
+		out = append(out, append(bytes.Clone(id), 'x'), append(bytes.Clone(id[:len(id)-1]), id[len(id)-1]^0x40), id[:len(id)-1])
 	}
 	return out
 }
@@ -198,7 +198,8 @@ func TestSealTwice(t *testing.T) {
 }
 
 // FuzzSealedBlock: no bytes make decoding a block panic, and a block
-// that decodes holds increasing op ids, the first its key.
+// that decodes holds increasing op ids, the first its key, each of
+// which findInBlock finds at its cursor, and finds nothing just after.
 func FuzzSealedBlock(f *testing.F) {
 	ops := sealedOpsOf(idShapes[1].id, 50)
 	_ = encodeBlocks(ops, 1<<20, func(k, v []byte) error { f.Add(k, v); return nil })
@@ -214,6 +215,16 @@ func FuzzSealedBlock(f *testing.F) {
 		for i := 1; i < len(blk); i++ {
 			if bytes.Compare(blk[i-1].id, blk[i].id) >= 0 {
 				t.Fatalf("op ids %q, %q out of order", blk[i-1].id, blk[i].id)
+			}
+		}
+		for i, op := range blk {
+			at, _, ok, err := findInBlock(key, v, op.id)
+			if err != nil || !ok || at != op.cursor {
+				t.Fatalf("findInBlock(%q) = %d, %v, %v; want cursor %d", op.id, at, ok, err, op.cursor)
+			}
+			after := append(bytes.Clone(op.id), 0)
+			if _, _, ok, err := findInBlock(key, v, after); err != nil || (ok && (i+1 == len(blk) || !bytes.Equal(blk[i+1].id, after))) {
+				t.Fatalf("findInBlock(%q), never sealed: %v, %v", after, ok, err)
 			}
 		}
 	})
