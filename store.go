@@ -166,6 +166,23 @@ type AppendRequest struct {
 	Privacy Privacy // the share's policy for secret-shaped strings in bodies
 }
 
+// BoundedForker is implemented by a store that several vats share
+// (store/pg): ForkWithin is ShareStore.Fork, refused with ETooLarge
+// ("this share has N live forks (the limit is max); delete some first")
+// when the parent already has max live forks, counted in the transaction
+// that holds the parent, so vats forking one share at once cannot pass
+// the limit between them. A vat alone on its store counts under its own
+// lock instead.
+type BoundedForker interface {
+	ForkWithin(ctx context.Context, parent ShareID, at Cursor, s Share, owner Grant, max int) (Share, error)
+}
+
+// ForkQuotaError is the refusal of a fork past max live forks (n of
+// them), the same words from the vat and from a BoundedForker.
+func ForkQuotaError(n, max int) error {
+	return Errorf(ETooLarge, "this share has %d live forks (the limit is %d); delete some first", n, max)
+}
+
 // AuditStore keeps the audit log.
 type AuditStore interface {
 	// Audit appends records durably; the store assigns Seq.

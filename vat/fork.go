@@ -81,12 +81,27 @@ func (v *Vat) fork(ctx context.Context, f *facet, at sharevat.Cursor, patch shar
 	if err != nil {
 		return sh, m, err
 	}
-	if sh, err = v.store.Fork(ctx, parentID, at, sh, g); err != nil {
+	if sh, err = v.storeFork(ctx, parentID, at, sh, g); err != nil {
 		return sh, m, fmt.Errorf("fork: %w", err)
 	}
 	v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditFork, ShareID: sh.ID, GrantID: g.ID, Parent: f.lg.g.ID,
 		Scope: g.Scope, Epoch: g.Epoch, Peer: f.peer, Result: "ok"})
 	return sh, m, nil
+}
+
+// storeFork stores the fork; a store several vats share counts the
+// parent's live forks in the same transaction (sharevat.BoundedForker),
+// as this vat's lock cannot serialize the others' forks.
+func (v *Vat) storeFork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, sh sharevat.Share, g sharevat.Grant) (sharevat.Share, error) {
+	bf, ok := v.store.(sharevat.BoundedForker)
+	if !ok || v.cfg.MaxForks <= 0 {
+		return v.store.Fork(ctx, parent, at, sh, g)
+	}
+	sh, err := bf.ForkWithin(ctx, parent, at, sh, g, v.cfg.MaxForks)
+	if sharevat.ErrorCode(err) == sharevat.ETooLarge {
+		v.obs.LimitHit(LimitForks)
+	}
+	return sh, err
 }
 
 // forkRecord builds the new share: the parent's metadata and settings,
@@ -118,7 +133,7 @@ func (v *Vat) checkForkQuota(ctx context.Context, parent sharevat.Share) error {
 		}
 		if len(kids) >= n {
 			v.obs.LimitHit(LimitForks)
-			return sharevat.Errorf(sharevat.ETooLarge, "this share has %d live forks (the limit is %d); delete some first", len(kids), n)
+			return sharevat.ForkQuotaError(len(kids), n)
 		}
 	}
 	max := v.cfg.MaxForkDepth

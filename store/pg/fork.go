@@ -19,6 +19,16 @@ import (
 // whose base holds the state at earliest-1 of the keys those entries
 // write. Errors: as sharevat.ShareStore.
 func (st *Store) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant) (sharevat.Share, error) {
+	return st.ForkWithin(ctx, parent, at, s, owner, 0)
+}
+
+var _ sharevat.BoundedForker = (*Store)(nil)
+
+// ForkWithin implements sharevat.BoundedForker: Fork, refused when the
+// parent has max live forks already (max <= 0: no limit), counted while
+// the transaction holds the parent's row, which every fork of it takes
+// first.
+func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant, max int) (sharevat.Share, error) {
 	if err := checkNewShare(&s, &owner); err != nil {
 		return sharevat.Share{}, err
 	}
@@ -30,6 +40,9 @@ func (st *Store) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.
 			return err
 		}
 		if err := checkFork(&p, at); err != nil {
+			return err
+		}
+		if err := checkForks(ctx, tx, parent, max); err != nil {
 			return err
 		}
 		s.Earliest = p.Earliest
@@ -45,6 +58,21 @@ func (st *Store) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.
 		return copyLog(ctx, tx, &p, &s)
 	})
 	return orZero(s, err)
+}
+
+// checkForks refuses a fork of parent that already has max live forks.
+func checkForks(ctx context.Context, tx pgx.Tx, parent sharevat.ShareID, max int) error {
+	if max <= 0 {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM shares WHERE parent_id = $1 AND NOT deleted", b(parent)).Scan(&n); err != nil {
+		return err
+	}
+	if n >= max {
+		return sharevat.ForkQuotaError(n, max)
+	}
+	return nil
 }
 
 // checkFork checks that p's state at at is known.

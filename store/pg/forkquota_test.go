@@ -1,0 +1,70 @@
+package pg_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sharevat"
+	"sharevat/internal/pgtest"
+)
+
+// TestForkWithinTwoStores: two stores on one database (as two vats)
+// fork one share at once, 8 forks each, with a limit of 3 live forks:
+// exactly 3 are made, the rest refused tooLarge with the vat's words,
+// and deleting one frees its place.
+func TestForkWithinTwoStores(t *testing.T) {
+	dsn := pgtest.DB(t)
+	a, b := MustOpenDSN(t, dsn), MustOpenDSN(t, dsn)
+	createShare(t, a, "p")
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		made    []sharevat.ShareID
+		refused int
+	)
+	for i := range 16 {
+		st := a
+		if i%2 == 1 {
+			st = b
+		}
+		wg.Go(func() {
+			s, owner := forkOf(i)
+			got, err := st.ForkWithin(t.Context(), "p", 0, s, owner, 3)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				made = append(made, got.ID)
+			case sharevat.ErrorCode(err) == sharevat.ETooLarge:
+				assert.Equal(t, "this share has 3 live forks (the limit is 3); delete some first", sharevat.ErrorMessage(err))
+				refused++
+			default:
+				t.Errorf("fork %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Len(t, made, 3, "live forks made")
+	assert.Equal(t, 13, refused)
+	kids, err := b.Children(t.Context(), "p")
+	require.NoError(t, err)
+	assert.Len(t, kids, 3)
+
+	require.NoError(t, a.Delete(t.Context(), made[0], time.Now()))
+	s, owner := forkOf(99)
+	_, err = b.ForkWithin(t.Context(), "p", 0, s, owner, 3)
+	assert.NoError(t, err, "a deleted fork frees its place")
+}
+
+// forkOf is fork i's share record and owner grant.
+func forkOf(i int) (sharevat.Share, sharevat.Grant) {
+	id := sharevat.ShareID(fmt.Sprint("f", i))
+	s := sharevat.Share{ID: id, Epoch: 1, Meta: sharevat.Meta{Title: string(id), CreatedAt: time.Now()}}
+	owner := sharevat.Grant{ID: sharevat.GrantID(id + "-owner"), ShareID: id, Scope: sharevat.ScopeOwner, Epoch: 1, CreatedAt: time.Now()}
+	return s, owner
+}
