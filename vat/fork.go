@@ -124,9 +124,11 @@ func (v *Vat) forkRecord(parent sharevat.Share, patch sharevat.MetaPatch) (share
 
 // checkForkQuota refuses a fork past Config.MaxForks live forks of
 // parent or Config.MaxForkDepth forks deep (ETooLarge). The depth walk
-// reads at most MaxForkDepth shares; deleted ancestors count.
+// reads at most MaxForkDepth shares; deleted ancestors count. A
+// BoundedForker store counts the forks itself, in the fork (storeFork).
 func (v *Vat) checkForkQuota(ctx context.Context, parent sharevat.Share) error {
-	if n := v.cfg.MaxForks; n > 0 {
+	_, counts := v.store.(sharevat.BoundedForker)
+	if n := v.cfg.MaxForks; n > 0 && !counts {
 		kids, err := v.store.Children(ctx, parent.ID)
 		if err != nil {
 			return err

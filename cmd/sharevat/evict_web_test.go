@@ -95,33 +95,6 @@ func holdReads(t *testing.T, ctx context.Context, url, token string, n int) (*ho
 	return c, msgs
 }
 
-// webReaderOf restores token on c and returns its share's reader.
-func webReaderOf(ctx context.Context, c *capnweb.Client, token string) (*capnweb.Stub, error) {
-	res, err := c.Main().Call(ctx, "restore", token)
-	if err != nil {
-		return nil, err
-	}
-	o, _ := res.(*capnweb.Object)
-	var share any
-	if o != nil {
-		share, _ = o.Get("share")
-	}
-	st, ok := share.(*capnweb.Stub)
-	if !ok {
-		return nil, errors.New("restore answered no share")
-	}
-	defer st.Release()
-	v, err := st.Call(ctx, "reader")
-	if err != nil {
-		return nil, err
-	}
-	rd, ok := v.(*capnweb.Stub)
-	if !ok {
-		return nil, errors.New("reader answered no stub")
-	}
-	return rd, nil
-}
-
 // webReadAll reads every op of the share of token over Cap'n Web, on a
 // session of its own, and returns how many it got.
 func webReadAll(ctx context.Context, url, token string) (int, error) {
@@ -130,7 +103,7 @@ func webReadAll(ctx context.Context, url, token string) (int, error) {
 		return 0, err
 	}
 	defer c.Close()
-	rd, err := webReaderOf(ctx, c, token)
+	rd, err := hostile.WebReaderOf(ctx, c, token)
 	if err != nil {
 		return 0, err
 	}

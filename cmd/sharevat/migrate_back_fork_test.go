@@ -26,14 +26,8 @@ import (
 func TestMigrateBackForkOfCompacted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	data := t.TempDir()
-	srv := startServer(t, data)
-	owner := createShare(t, srv)
-	sent := mcAppend(t, srv.URL, owner, 0, 3)
-	_, m, err := redeemAt(t, srv.URL, owner).Fork(ctx, 3, sharevat.MetaPatch{})
-	require.NoError(t, err)
-	child := m.Token
-	childSent := append(sent[:3:3], mcAppend(t, srv.URL, child, 100, 5)...)
+	data, srv, f := forkedVault(t, ctx)
+	owner, child, sent, childSent := f.owner, f.child, f.sent, f.childSent
 	sent = append(sent, mcAppend(t, srv.URL, owner, 3, 9)...)
 	earliest, err := redeemAt(t, srv.URL, owner).Compact(ctx, 8)
 	require.NoError(t, err)
@@ -55,6 +49,29 @@ func TestMigrateBackForkOfCompacted(t *testing.T) {
 	srv.Stop(t)
 	_, stderr, code := cli(t, "", nil, "check", "--data", back)
 	assert.Equal(t, 0, code, "still clean after the retries: %s", stderr)
+}
+
+// forked is a share with three ops and its fork at cursor 3 with five
+// ops of its own: both owner tokens and the ops each was sent (the
+// fork's begin with the parent's three).
+type forked struct {
+	owner, child    string
+	sent, childSent []sharevat.Op
+}
+
+// forkedVault starts a vat on a new data directory and makes a forked
+// share in it.
+func forkedVault(t *testing.T, ctx context.Context) (string, *server, forked) {
+	t.Helper()
+	data := t.TempDir()
+	srv := startServer(t, data)
+	f := forked{owner: createShare(t, srv)}
+	f.sent = mcAppend(t, srv.URL, f.owner, 0, 3)
+	_, m, err := redeemAt(t, srv.URL, f.owner).Fork(ctx, 3, sharevat.MetaPatch{})
+	require.NoError(t, err)
+	f.child = m.Token
+	f.childSent = append(f.sent[:3:3], mcAppend(t, srv.URL, f.child, 100, 5)...)
+	return data, srv, f
 }
 
 // forkInfo is what the fork test compares of a share: its info (ids,
@@ -115,14 +132,8 @@ func retryDuplicates(t *testing.T, url, token string, sent []sharevat.Op) {
 func TestMigrateBackForkOfDeleted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	data := t.TempDir()
-	srv := startServer(t, data)
-	owner := createShare(t, srv)
-	sent := mcAppend(t, srv.URL, owner, 0, 3)
-	_, m, err := redeemAt(t, srv.URL, owner).Fork(ctx, 3, sharevat.MetaPatch{})
-	require.NoError(t, err)
-	child := m.Token
-	childSent := append(sent[:3:3], mcAppend(t, srv.URL, child, 100, 5)...)
+	data, srv, f := forkedVault(t, ctx)
+	owner, child, childSent := f.owner, f.child, f.childSent
 	read := grantVia(t, srv.URL, owner, "read")
 	require.NoError(t, redeemAt(t, srv.URL, owner).Delete(ctx))
 	onBolt := forkView(t, srv.URL, child)

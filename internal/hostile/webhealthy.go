@@ -55,21 +55,41 @@ func dialWebHealthy(ctx context.Context, url, token string) (*webSession, error)
 
 // restore redeems token and takes the share's appender and reader.
 func (s *webSession) restore(ctx context.Context, token string) error {
-	res, err := s.c.Main().Call(ctx, "restore", token)
+	share, epoch, err := WebShare(ctx, s.c, token)
 	if err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	share, ok := field(res, "share").(*capnweb.Stub)
-	if !ok {
-		return errors.New("restore: no share stub")
+		return err
 	}
 	defer share.Release()
-	s.epoch = field(field(res, "access"), "epoch")
+	s.epoch = epoch
 	if s.app, err = stubCall(ctx, share, "appender"); err != nil {
 		return err
 	}
 	s.rd, err = stubCall(ctx, share, "reader")
 	return err
+}
+
+// WebShare redeems token on c (Vault.restore) and returns the share's
+// stub, which the caller releases, and the grant's epoch.
+func WebShare(ctx context.Context, c *capnweb.Client, token string) (*capnweb.Stub, capnweb.Value, error) {
+	res, err := c.Main().Call(ctx, "restore", token)
+	if err != nil {
+		return nil, nil, fmt.Errorf("restore: %w", err)
+	}
+	share, ok := field(res, "share").(*capnweb.Stub)
+	if !ok {
+		return nil, nil, errors.New("restore: no share stub")
+	}
+	return share, field(field(res, "access"), "epoch"), nil
+}
+
+// WebReaderOf redeems token on c and returns its share's reader.
+func WebReaderOf(ctx context.Context, c *capnweb.Client, token string) (*capnweb.Stub, error) {
+	share, _, err := WebShare(ctx, c, token)
+	if err != nil {
+		return nil, err
+	}
+	defer share.Release()
+	return stubCall(ctx, share, "reader")
 }
 
 // field is v's field name when v is an object (nil otherwise).

@@ -178,9 +178,8 @@ func sealedLookup(b *bbolt.Bucket, id []byte) (sharevat.IndexedOp, bool, error) 
 	if !ok || err != nil {
 		return sharevat.IndexedOp{}, false, err
 	}
-	ix := sharevat.IndexedOp{OpID: string(id), Cursor: at, Short: true}
-	copy(ix.Digest[:], tag[:])
-	return ix, true, nil
+	op := sealedOp{id: id, cursor: at, tag: tag}
+	return op.indexed(), true, nil
 }
 
 // findInBlock finds id in the block under key (key ≤ id) without
