@@ -1,7 +1,6 @@
 package capnweb
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -48,8 +47,10 @@ func (b *batchOut) writeTo(w io.Writer) {
 	}
 }
 
-// serveBatch runs one HTTP batch: the body's messages are evaluated as
-// one session, every pull answered, then everything is released.
+// serveBatch runs one HTTP batch: the body's messages are checked
+// (checkBatch: a batch refused runs nothing), then evaluated as one
+// session, every push carried out and every pull answered, then
+// everything is released.
 func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request) {
 	if !h.enter() {
 		http.Error(w, "capnweb: server shutting down", http.StatusServiceUnavailable)
@@ -111,24 +112,19 @@ func (h *Handler) readBatch(w http.ResponseWriter, r *http.Request, meter *budge
 // runBatch evaluates the batch into out and returns the status (and for
 // an error, the text) to send.
 func (h *Handler) runBatch(r *http.Request, body []byte, meter *budget, out *batchOut) (int, string) {
+	if status, text, limit := h.checkBatch(body, meter); status != http.StatusOK {
+		h.limit(limit)
+		return status, text
+	}
 	peer := peerOf(r)
 	peer.Meter = meter
 	s := newSession(h.o, out, meter, h.main(peer), true)
 	meter.over = func() { s.failProto(&protoError{limit: "memory", msg: "session memory budget exceeded"}) }
 	defer s.teardown()
-	for line := range bytes.SplitSeq(body, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if int64(len(line)) > h.o.ReadLimit {
-			h.limit("read-limit")
-			return http.StatusRequestEntityTooLarge, "capnweb: message over " + strconv.FormatInt(h.o.ReadLimit, 10) + " bytes"
-		}
+	batchLines(body, func(line []byte) bool {
 		s.handleCharged(line, 0) // the body is charged as it is read
-		if s.isDone() {
-			break
-		}
-	}
+		return !s.isDone()
+	})
 	if !s.isDone() {
 		s.drain(r)
 	}
@@ -141,11 +137,19 @@ func (h *Handler) runBatch(r *http.Request, body []byte, meter *budget, out *bat
 	return http.StatusOK, ""
 }
 
-// drain waits until every pulled answer has been sent, or the request
-// ends.
+// drain waits until every push of the batch has been carried out (pulled
+// or not: a push is a call the peer made, the pull only asks for its
+// answer) and every pulled answer has been sent, or the request ends.
 func (s *session) drain(r *http.Request) {
 	done := make(chan struct{})
 	go func() {
+		for _, f := range s.roots {
+			select {
+			case <-f.done:
+			case <-s.done:
+				return
+			}
+		}
 		s.pulls.Wait()
 		close(done)
 	}()

@@ -85,6 +85,9 @@ type session struct {
 	lastImport  int64
 	inflight    int
 	order       map[int64]chan struct{}
+	// roots are the answers of a batch's pushes, which the batch waits
+	// for before it ends (nil on a WebSocket).
+	roots []*future
 }
 
 // newSession starts a session whose main interface is main (nil: none).
@@ -301,6 +304,9 @@ func (s *session) onPush(m message) error {
 	fut.root = true
 	s.inflight++
 	s.exports[s.lastPush] = &exportEntry{refs: 1, fut: fut}
+	if s.batch {
+		s.roots = append(s.roots, fut)
+	}
 	if m.exprErr != nil {
 		s.resolveLocked(fut, nil, m.exprErr, refs{})
 		return nil
