@@ -68,7 +68,7 @@ func TestBatchErrors(t *testing.T) {
 		{"body over BatchLimit", strings.Repeat(`["push",1]`+"\n", 200), http.StatusRequestEntityTooLarge},
 	} {
 		status, body, _ := postBatch(t, s, tc.body)
-		if status != tc.want {
+		if status != tc.want || leaks(body, fakeSecret) {
 			t.Errorf("%s: %d %q, want %d", tc.name, status, body, tc.want)
 		}
 	}
@@ -100,11 +100,12 @@ func TestBatchRefusedRunsNothing(t *testing.T) {
 		{"reference to an unknown id", "malformed", []string{`["push",["pipeline",5,["inc"],[]]]`}, http.StatusBadRequest},
 		{"reference to a released id", "malformed", []string{`["release",1,1]`, `["push",["pipeline",1,["x"],[]]]`}, http.StatusBadRequest},
 		{"over-release", "malformed", []string{`["release",1,2]`}, http.StatusBadRequest},
+		{"abort", "malformed", []string{`["abort",["error","Error","` + fakeToken + `"]]`}, http.StatusBadRequest},
 		{"too many imports", "imports", []string{`["push",["pipeline",0,["echo"],[["export",-1],["export",-2],["export",-3]]]]`}, http.StatusBadRequest},
 		{"promise reusing an id", "malformed", []string{`["push",["pipeline",0,["echo"],[["export",-1],["promise",-1]]]]`}, http.StatusBadRequest},
 	} {
 		status, body, _ := postBatch(t, s, strings.Join(append(append([]string{}, head...), tc.tail...), "\n"))
-		if status != tc.want {
+		if status != tc.want || leaks(body, fakeSecret) {
 			t.Errorf("%s: %d %q, want %d", tc.name, status, body, tc.want)
 		}
 		if got := <-s.limits; got != tc.limit {

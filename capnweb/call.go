@@ -182,7 +182,7 @@ func findCallee(v Value, path []string) (Target, *Stub, string, error) {
 		}
 		v = next
 	}
-	return nil, nil, "", &Error{Type: "TypeError", Message: fmt.Sprintf("'%s' is not a function.", clip(strings.Join(path, ".")))}
+	return nil, nil, "", &Error{Type: "TypeError", Message: "'" + SafeName(strings.Join(path, ".")) + "' is not a function."}
 }
 
 // delivered lets the next call on key go.
@@ -199,7 +199,7 @@ func (s *session) delivered(key int64, mine chan struct{}) {
 func (s *session) safeCall(t Target, method string, args []Value) (ans Answer) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("capnweb: Target.Call panicked", "method", clip(method), "panic", fmt.Sprint(p))
+			s.log.Error("capnweb: Target.Call panicked", "method", SafeName(method), "panic", fmt.Sprint(p))
 			ans = Returning(nil, &Error{Type: "Error", Message: "internal error"})
 		}
 	}()

@@ -52,7 +52,7 @@ func (e *encoder) value(v Value, depth int) error {
 		e.buf = appendString(e.buf, v)
 	case json.Number:
 		if !validNumber(string(v)) {
-			return fmt.Errorf("capnweb: %q is not a number", clip(string(v)))
+			return errors.New("capnweb: a json.Number that is not a number cannot be sent")
 		}
 		e.raw(string(v))
 	case float64:

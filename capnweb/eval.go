@@ -97,7 +97,7 @@ func (s *session) rejected(ev *evalState, err error) *pending {
 
 func propertyOfTarget(name string) error {
 	return &Error{Type: "TypeError", Message: fmt.Sprintf(
-		"capnweb: cannot read property %q of an RPC object; only calls of its methods are supported", clip(name))}
+		"capnweb: cannot read property %s of an RPC object; only calls of its methods are supported", quoteName(name))}
 }
 
 // evalExport evaluates a stub or promise the peer exports to us.
@@ -305,7 +305,7 @@ func navigate(v Value, path []string) (Value, error) {
 			}
 		case nil, undefined:
 			return nil, &Error{Type: "TypeError", Message: fmt.Sprintf(
-				"Cannot read properties of %s (reading %q)", jsName(x), clip(name))}
+				"Cannot read properties of %s (reading %s)", jsName(x), quoteName(name))}
 		case *Stub:
 			return nil, &Error{Type: "TypeError", Message: "capnweb: reading a property of a stub is not supported"}
 		case Target:

@@ -158,7 +158,7 @@ func readTagged(tag string, a rawArray) (any, error) {
 	if unsupportedTags[tag] {
 		return nil, &unsupportedError{feature: tag}
 	}
-	return nil, &unsupportedError{feature: "the expression type " + strconv.Quote(clip(tag))}
+	return nil, &unsupportedError{feature: "the expression type " + quoteName(tag)}
 }
 
 func readBigInt(a rawArray) (any, error) {
@@ -303,14 +303,6 @@ func at(a rawArray, i int) any {
 	return nil
 }
 
-// clip shortens peer text quoted in an error.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
-
 // message is one top-level message.
 type message struct {
 	kind  string // push, pull, resolve, reject, release, abort
@@ -365,7 +357,7 @@ func readMessage(raw any) (message, error) {
 	case "stream", "pipe":
 		err = malformed("the %s message is not supported by this server", kind)
 	default:
-		err = malformed("unknown message type %q", clip(kind))
+		err = malformed("unknown message type %s", quoteName(kind))
 	}
 	return m, err
 }

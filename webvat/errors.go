@@ -53,9 +53,11 @@ func domainError(err error) *sharevat.Error {
 }
 
 // notFunction is capnweb's answer to a call of a method the object does
-// not have.
+// not have. The method is quoted only when it is name-shaped and short
+// (capnweb.SafeName): a token, or its secret, pasted as a method name is
+// never repeated, not even in part.
 func notFunction(method string) capnweb.Answer {
-	return capnweb.Returning(nil, &capnweb.Error{Type: "TypeError", Message: "'" + tokenPattern.ReplaceAllString(method, "${1}…") + "' is not a function."})
+	return capnweb.Returning(nil, &capnweb.Error{Type: "TypeError", Message: "'" + capnweb.SafeName(method) + "' is not a function."})
 }
 
 // failed answers err at once, as the peer sees it.
