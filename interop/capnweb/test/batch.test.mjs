@@ -37,6 +37,22 @@ test("HTTP batch: restore, pipelined append and read in one request", async () =
   await assert.rejects(within(vault.ping(), "a call after the batch"));
 });
 
+test("HTTP batch: a call never awaited runs all the same", async () => {
+  const { owner } = await createShare("unawaited");
+  /** @type {import("capnweb").RpcStub<Vault>} */
+  const vault = newHttpBatchRpcSession(batchURL);
+  const restored = vault.restore(owner);
+  const appender = restored.share.appender();
+  // Pushed, never pulled: the server runs them; only ping's answer comes back.
+  for (let i = 0; i < 5; i++) appender.append({ batchId: "u", epoch: restored.access.epoch, ops: [textOp(`u-${i}`, 0)] });
+  await within(vault.ping(), "the batch");
+
+  /** @type {import("capnweb").RpcStub<Vault>} */
+  const vault2 = newHttpBatchRpcSession(batchURL);
+  const { head } = await within(vault2.restore(owner).share.reader().read(0, 10), "the read");
+  assert.equal(head, 5);
+});
+
 test("HTTP batch: other methods than POST are refused", async () => {
   const res = await within(fetch(batchURL, { method: "PUT", body: "[]" }), "PUT /capnweb");
   assert.equal(res.status, 405);
