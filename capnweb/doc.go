@@ -12,7 +12,9 @@
 // against the tables and settles promises, call.go delivers calls in
 // E-order, encode.go writes values, stub.go is the calling side (Stub,
 // Promise), session.go the tables and messages, wsconn.go, handler.go,
-// batch.go and client.go the transports.
+// batch.go and client.go the transports; batchcheck.go checks a whole
+// HTTP batch before any of it runs; quote.go decides what peer text an
+// error may repeat (SafeName).
 //
 // Ownership of references: every value the session keeps (an answer, a
 // call's arguments) holds one local reference per stub and one hold per

@@ -28,7 +28,8 @@ type Options struct {
 	// MaxExports bounds the entries of a session's export table (answers
 	// and objects held for the peer). Default 10000.
 	MaxExports int
-	// MaxInflight bounds the peer's pushes not yet resolved. Default 1024.
+	// MaxInflight bounds the peer's pushes not yet resolved, and the
+	// pushes of one HTTP batch (checked before it runs). Default 1024.
 	MaxInflight int
 	// ConnMemory is each session's memory budget in bytes: messages being
 	// handled, answers kept until released, frames queued for sending, and
