@@ -53,11 +53,11 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 func TestNodeClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("interop: node is not on PATH; install Node.js >= 20 and run `npm ci` in interop/ to run this test")
+		t.Skip("NOTICE: interop: node is not on PATH; install Node.js >= 20 and run `npm ci` in interop/ to run this test")
 	}
 	for _, dep := range []string{"capnp-es", "ws"} {
 		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
-			t.Skipf("interop: interop/node_modules/%s is missing; run `(cd interop && npm ci)` to run this test", dep)
+			t.Skipf("NOTICE: interop: interop/node_modules/%s is missing; run `(cd interop && npm ci)` to run this test", dep)
 		}
 	}
 	const prefix = "node"
@@ -75,12 +75,12 @@ func TestCxxClient(t *testing.T) {
 	}
 	for _, tool := range []string{"capnp", "pkg-config", cxx} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("interop: %s is not on PATH; the C++ check needs capnp, pkg-config, a C++ compiler and libcapnp-dev (Debian: apt-get install capnproto libcapnp-dev g++)", tool)
+			t.Skipf("NOTICE: interop: %s is not on PATH; the C++ check needs capnp, pkg-config, a C++ compiler and libcapnp-dev (Debian: apt-get install capnproto libcapnp-dev g++)", tool)
 		}
 	}
 	pkgs := []string{"capnp-websocket", "capnp-rpc", "capnp", "kj-http", "kj-async", "kj"}
 	if err := exec.Command("pkg-config", append([]string{"--exists"}, pkgs...)...).Run(); err != nil {
-		t.Skip("interop: the Cap'n Proto C++ libraries are missing (pkg-config capnp-websocket); Debian: apt-get install libcapnp-dev")
+		t.Skip("NOTICE: interop: the Cap'n Proto C++ libraries are missing (pkg-config capnp-websocket); Debian: apt-get install libcapnp-dev")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"sharevat"
+	"sharevat/store/apply"
 
 	"github.com/spf13/pflag"
 )
@@ -127,6 +128,9 @@ func parseOp(line []byte) (sharevat.Op, error) {
 		c := sharevat.Cursor(*j.ExpectedCursor)
 		op.ExpectedCursor = &c
 	}
+	if msg := apply.CheckShape(&op); msg != "" {
+		return sharevat.Op{}, errors.New(msg)
+	}
 	return op, nil
 }
 
@@ -189,7 +193,7 @@ func opError(err error) error {
 		}
 		return fmt.Errorf("field %q has the wrong type (%s)", field, typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errors.New("the op's JSON object is not closed")
+		return errors.New("the op's JSON object is not closed on this line: the input is JSON Lines, one whole JSON object per line (a pretty-printed op spread over several lines can be joined with 'jq -c .')")
 	}
 	if msg := strings.TrimPrefix(err.Error(), "json: "); strings.HasPrefix(msg, "unknown field ") {
 		return fmt.Errorf("%s (an op has op_id, kind, key, body, depends_on, expected_cursor, delete)", msg)

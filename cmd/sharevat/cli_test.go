@@ -36,9 +36,9 @@ func TestWalkthrough(t *testing.T) {
 	assert.Equal(t, 0, code, "re-running with op ids is safe")
 	assert.Contains(t, out, "duplicate 3")
 
-	out, stderr, code = cli(t, `{"op_id":"bad","kind":"nope","body":{}}`+"\n", env, "append")
+	out, stderr, code = cli(t, `{"op_id":"bad","kind":"event","depends_on":["never-sent"],"body":{}}`+"\n", env, "append")
 	assert.Equal(t, 4, code, "a rejected op exits 4: %s", stderr)
-	assert.Contains(t, out, "bad rejected: invalid")
+	assert.Contains(t, out, "bad rejected: missingDependency")
 
 	_, stderr, code = cli(t, `{"kind":"message","key":"msg_1","delete":true}`+"\n", env, "append")
 	require.Equal(t, 0, code, stderr)

@@ -93,7 +93,8 @@ func adminFor(ctx context.Context, conn *client.Conn, cf *clientFlags) (*client.
 	if err != nil {
 		a, openErr := conn.OpenAdmin(ctx)
 		if openErr != nil {
-			return nil, err
+			return nil, usagef("no token: create needs the server's admin token, the file admin.token in serve's --data directory " +
+				"(./sharevat-data/admin.token by default): pass --token-file sharevat-data/admin.token, or set SHAREVAT_TOKEN_FILE")
 		}
 		return a, nil
 	}

@@ -38,7 +38,7 @@ serve --public-url, or the address --server reaches it at.`,
 		var link bool
 		cf.register(fs)
 		fs.StringVar(&scope, "scope", "", "rights of the new token, comma-separated: read, append, delegate, admin (required)")
-		fs.DurationVar(&ttl, "ttl", 0, "lifetime of the new token, e.g. 24h (0: the same expiry as this token)")
+		dayDurationVar(fs, &ttl, "ttl", 0, "lifetime of the new token, e.g. 24h, 7d or 2w (0: the same expiry as this token)")
 		fs.StringVar(&label, "label", "", "who or what the token is for; shown by 'sharevat grants'")
 		fs.BoolVar(&link, "link", false, "print a link to the read-only share page (<base>/s/#TOKEN) instead of the token; needs --scope read, since whoever has the link holds the token")
 		return cf.run(func(ctx context.Context, env *Env) error {

@@ -95,7 +95,7 @@ func printLink(ctx context.Context, env *Env, cf *clientFlags, m sharevat.Minted
 			"link": link, "token": m.Token, "grant_id": m.GrantID, "scope": m.Scope.String(), "expires_at": jsonTime(m.ExpiresAt),
 		})
 	}
-	fmt.Fprintf(env.Stderr, "granted %s (scope %s, expires %s); its link is printed on stdout, once: anyone with it can read the session\\n",
+	fmt.Fprintf(env.Stderr, "granted %s (scope %s, expires %s); its link is printed on stdout, once: anyone with it can read the session\n",
 		m.GrantID, m.Scope, stamp(m.ExpiresAt, "never"))
 	_, err := fmt.Fprintln(env.Stdout, link)
 	return err

@@ -22,7 +22,7 @@ func TestMetrics(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	owner := firstLine(out)
 	env = append(env, "SHAREVAT_TOKEN="+owner)
-	_, stderr, code = cli(t, `{"op_id":"a","kind":"event","body":{}}`+"\n"+`{"op_id":"b","kind":"nope","body":{}}`+"\n", env, "append")
+	_, stderr, code = cli(t, `{"op_id":"a","kind":"event","body":{}}`+"\n"+`{"op_id":"b","kind":"event","depends_on":["never-sent"],"body":{}}`+"\n", env, "append")
 	require.Equal(t, 4, code, stderr)
 	out, stderr, code = cli(t, "", env, "grant", "--scope", "read")
 	require.Equal(t, 0, code, stderr)

@@ -34,12 +34,13 @@ type obBody struct {
 }
 
 // obInput is run r's JSON Lines input: obOpsPerRun events, with op ids
-// when withIDs, and, when bad, an invalid op (unknown kind) in the middle.
+// when withIDs, and, when bad, an op the server rejects (a dependency
+// never sent) in the middle.
 func obInput(r int, withIDs, bad bool) string {
 	var b strings.Builder
 	for i := 0; i < obOpsPerRun; i++ {
 		if bad && i == obOpsPerRun/2 {
-			fmt.Fprintf(&b, `{"op_id":"r%d-bad","kind":"nope","body":{"run":%d,"n":-1}}`+"\n", r, r)
+			fmt.Fprintf(&b, `{"op_id":"r%d-bad","kind":"event","depends_on":["r%d-never"],"body":{"run":%d,"n":-1}}`+"\n", r, r, r)
 		}
 		id := ""
 		if withIDs {

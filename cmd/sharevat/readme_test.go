@@ -83,12 +83,10 @@ func TestReadmeWalkthrough(t *testing.T) {
 	steps, err := parseWalkthrough(string(readme))
 	require.NoError(t, err)
 	require.NotEmpty(t, steps)
-	require.True(t, isServe(steps[0].cmd), "the walk-through must start with %q", "go run ./cmd/sharevat serve")
+	require.True(t, isServe(steps[0].cmd), "the walk-through must start with %q", serveCommand)
 
 	dir := t.TempDir()
-	data := filepath.Join(dir, "sharevat-data")
-	srv, err := proctest.Start(t, binary, serveEnv(),
-		"serve", "--listen", "127.0.0.1:0", "--data", data)
+	srv, err := proctest.StartIn(t, dir, binary, serveEnv(), "serve", "--listen", "127.0.0.1:0")
 	require.NoError(t, err)
 	checkOutput(t, steps[0], 0, serveOutput(srv, dir))
 
@@ -105,14 +103,16 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 	require.NoError(t, os.Symlink(binary, filepath.Join(dir, "sharevat")))
 	outs, codes := runSteps(t, dir, walkEnv(dir, srv.URL), shell)
+	port := strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "ws://"), "/rpc"), "127.0.0.1:")
 	for i, s := range shell {
-		checkOutput(t, s, codes[i], outs[i])
+		checkOutput(t, s, codes[i], strings.ReplaceAll(outs[i], "127.0.0.1:"+port, "127.0.0.1:7420"))
 	}
 	assert.NotContains(t, srv.Log.String(), "level=ERROR", "the server logged an error during the walk-through")
 }
 
 // parseWalkthrough returns the commands of the walk-through's ```sh
-// blocks with their expected output.
+// blocks, and of the later ```sh blocks marked to run on from it, with
+// their expected output.
 func parseWalkthrough(readme string) ([]step, error) {
 	lines := strings.Split(readme, "\n")
 	start := indexOf(lines, walkStart, 0)
@@ -121,36 +121,58 @@ func parseWalkthrough(readme string) ([]step, error) {
 		return nil, fmt.Errorf("README.md has no section from %q to %q", walkStart, walkEnd)
 	}
 	var steps []step
-	inBlock := false
-	for i := start; i < end; i++ {
+	for i := start; i < len(lines); i++ {
+		if lines[i] != "```sh" || (i > end && !runsOn(lines, i)) {
+			continue
+		}
+		j, err := parseBlock(lines, i+1, &steps)
+		if err != nil {
+			return nil, err
+		}
+		i = j
+	}
+	return steps, nil
+}
+
+// runMark, on the line before a ```sh block after the walk-through,
+// makes the test run that block on from the walk-through's state.
+const runMark = "<!-- readme_test: runs on from the walk-through -->"
+
+// runsOn reports whether the ```sh block at line i is marked to run.
+func runsOn(lines []string, i int) bool {
+	return i > 0 && lines[i-1] == runMark
+}
+
+// parseBlock adds the commands of the ```sh block whose first line is
+// lines[from] to steps and returns the index of its closing line.
+func parseBlock(lines []string, from int, steps *[]step) (int, error) {
+	for i := from; i < len(lines); i++ {
 		l := lines[i]
 		switch {
-		case !inBlock:
-			inBlock = l == "```sh"
 		case l == "```":
-			inBlock = false
+			return i, nil
 		case strings.TrimSpace(l) == "":
 		case strings.HasPrefix(l, "#"):
-			if len(steps) == 0 {
-				return nil, fmt.Errorf("README.md:%d: output before any command", i+1)
+			if len(*steps) == 0 {
+				return 0, fmt.Errorf("README.md:%d: output before any command", i+1)
 			}
-			if err := addWant(&steps[len(steps)-1], l, i+1); err != nil {
-				return nil, err
+			if err := addWant(&(*steps)[len(*steps)-1], l, i+1); err != nil {
+				return 0, err
 			}
 		default:
 			s := step{line: i + 1, cmd: l}
 			if m := heredoc.FindStringSubmatch(l); m != nil {
 				j := indexOf(lines, m[1], i+1)
-				if j < 0 || j >= end {
-					return nil, fmt.Errorf("README.md:%d: heredoc %s never closed", i+1, m[1])
+				if j < 0 {
+					return 0, fmt.Errorf("README.md:%d: heredoc %s never closed", i+1, m[1])
 				}
 				s.cmd = strings.Join(lines[i:j+1], "\n")
 				i = j
 			}
-			steps = append(steps, s)
+			*steps = append(*steps, s)
 		}
 	}
-	return steps, nil
+	return 0, fmt.Errorf("README.md:%d: a ```sh block never closed", from)
 }
 
 var (
@@ -186,7 +208,10 @@ func indexOf(lines []string, l string, from int) int {
 	return -1
 }
 
-func isServe(cmd string) bool { return cmd == "go run ./cmd/sharevat serve" }
+// serveCommand is the README's command that builds and runs the vat.
+const serveCommand = "go build -o sharevat ./cmd/sharevat && ./sharevat serve"
+
+func isServe(cmd string) bool { return cmd == serveCommand }
 
 // serveOutput is what the server printed up to the line naming its URL,
 // with its port read as 7420 and dir left out of its paths, as if it had
@@ -338,7 +363,7 @@ func checkOutput(t *testing.T, s step, code int, out string) {
 	case !matchLines(s.want, lines(out)):
 		t.Errorf("README.md:%d: %s\nprinted:\n%sthe README shows:\n%s", s.line, s.cmd, asComments(out), shown(s.want))
 	}
-	assert.NotContains(t, out, "svt1_", "README.md:%d: %s printed a token", s.line, s.cmd)
+	assert.NotContains(t, linkToken.ReplaceAllString(out, "/s/#…"), "svt1_", "README.md:%d: %s printed a token", s.line, s.cmd)
 }
 
 // shown is what the README shows as a command's output.
@@ -405,6 +430,10 @@ func lineMatches(pattern, line string) bool {
 }
 
 var spaceRuns = regexp.MustCompile(`  +`)
+
+// linkToken is the token in a share page link, the one token the
+// README's commands print (grant --link): the README shows it elided.
+var linkToken = regexp.MustCompile(`/s/#svt1_[A-Za-z0-9_-]+`)
 
 // TestReadmeMatchRules checks the matching rules TestReadmeWalkthrough
 // documents, so that a wrong line in the README cannot pass.

@@ -29,7 +29,7 @@ needs the admin right; showing needs read. --json prints {"share_id",
 		var off bool
 		cf.register(fs)
 		fs.Uint64Var(&keepOps, "keep-ops", 0, "keep at least the last N ops readable")
-		fs.DurationVar(&keepFor, "keep-for", 0, "keep at least the ops of the last D, e.g. 720h")
+		dayDurationVar(fs, &keepFor, "keep-for", 0, "keep at least the ops of the last D, e.g. 720h or 30d")
 		fs.BoolVar(&off, "off", false, "keep every op (no retention)")
 		return cf.run(func(ctx context.Context, env *Env) error {
 			change, err := retentionInput(fs, keepOps, keepFor, off)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 )
@@ -85,7 +86,7 @@ func announce(env *Env, addr net.Addr, secure bool, data string, log *slog.Logge
 	if !secure && !loopbackAddr(addr) {
 		log.Warn("listening beyond loopback without TLS: tokens cross the network in clear; use --tls-cert/--tls-key or a TLS proxy", "listen", addr.String())
 	}
-	log.Info("serving", "url", url, "listen", addr.String(), "all_interfaces", all, "data", data)
+	log.Info("serving", "url", url, "listen", addr.String(), "all_interfaces", all, "data", filepath.Clean(data))
 	if all {
 		fmt.Fprintf(env.Stderr, "sharevat: listening on all interfaces (%s)\n", addr)
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"sharevat"
@@ -104,14 +106,28 @@ func statusDenied(err error) error {
 		"it is <data>/admin.token on the server; pass it with --token-file)", err)
 }
 
+// printStatuses prints the table of `status --all`: busy shares first,
+// then those in error, then idle ones, each newest change first. A
+// status never changed since the share was created (or forked) is
+// "since creation".
 func printStatuses(w io.Writer, sts []sharevat.ShareStatus) error {
+	sts = slices.Clone(sts)
+	slices.SortStableFunc(sts, func(a, b sharevat.ShareStatus) int {
+		if c := cmp.Compare(statusRank[a.Status], statusRank[b.Status]); c != 0 {
+			return c
+		}
+		return b.StatusAt.Compare(a.StatusAt)
+	})
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tSINCE\tTITLE")
 	for _, s := range sts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, orDash(s.Status.String()), stamp(s.StatusAt, "-"), orDash(printable(s.Title)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, orDash(s.Status.String()), stamp(s.StatusAt, "creation"), orDash(printable(s.Title)))
 	}
 	return tw.Flush()
 }
+
+// statusRank orders the statuses for people: what is running first.
+var statusRank = map[sharevat.Status]int{sharevat.StatusBusy: 0, sharevat.StatusError: 1, sharevat.StatusIdle: 2, sharevat.StatusUnset: 3}
 
 // jsonStatus is one share's status for --json.
 type jsonStatus struct {

@@ -33,6 +33,8 @@ after that long (exit 0); by default tail never times out.`,
 		var from uint64
 		var quiet bool
 		cf.register(fs)
+		never := fs.Lookup("timeout")
+		never.Usage, never.DefValue = "stop following after this long (default: never)", "0s"
 		fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
 		fs.BoolVar(&quiet, "quiet", false, "say nothing on stderr about disconnects and resumes")
 		return func(ctx context.Context, env *Env) error {

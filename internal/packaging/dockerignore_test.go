@@ -103,3 +103,78 @@ func TestExcluded(t *testing.T) {
 		}
 	}
 }
+
+// TestDockerignoreCoversGitignore: what git ignores stays out of the
+// build context too (node_modules, build output, binaries): for each
+// pattern of every tracked .gitignore, a path it ignores — where it sits,
+// and, for a pattern that is not anchored, deeper down — is excluded by
+// a .dockerignore pattern.
+func TestDockerignoreCoversGitignore(t *testing.T) {
+	patterns := dockerPatterns(t)
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--", ".gitignore", "**/.gitignore").Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v (not a git checkout?)", err)
+	}
+	files := strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	if len(files) == 0 || files[0] == "" {
+		t.Fatal("no .gitignore is tracked")
+	}
+	for _, f := range files {
+		text, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, probe := range gitignoreProbes(t, path.Dir(f), string(text)) {
+			if !excludedByAny(patterns, probe) {
+				t.Errorf("%s ignores %s, but .dockerignore does not exclude it from the build context", f, probe)
+			}
+		}
+	}
+}
+
+// dockerPatterns returns .dockerignore's patterns, without their slashes
+// at either end.
+func dockerPatterns(t *testing.T) []string {
+	text, err := os.ReadFile(filepath.Join(root, ".dockerignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, line := range strings.Split(string(text), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			patterns = append(patterns, strings.Trim(line, "/"))
+		}
+	}
+	return patterns
+}
+
+// gitignoreProbes returns paths that the patterns of a .gitignore in dir
+// ignore: each pattern with its wildcards filled in, where the file is,
+// and below a subdirectory when the pattern is not anchored.
+func gitignoreProbes(t *testing.T, dir, text string) []string {
+	var probes []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.ContainsAny(line, "!\\[") {
+			t.Fatalf("%s/.gitignore: %q: this test does not handle negations, escapes or classes; extend it", dir, line)
+		}
+		name := strings.ReplaceAll(strings.Trim(line, "/"), "*", "x")
+		probes = append(probes, path.Join(dir, name))
+		if !strings.Contains(strings.TrimSuffix(line, "/"), "/") {
+			probes = append(probes, path.Join(dir, "sub", "dir", name))
+		}
+	}
+	return probes
+}
+
+func excludedByAny(patterns []string, file string) bool {
+	for _, p := range patterns {
+		if excluded(p, file) {
+			return true
+		}
+	}
+	return false
+}

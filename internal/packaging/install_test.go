@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 func installed(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not on PATH")
+		t.Skip("NOTICE: make is not on PATH: the install target check did not run (Debian: apt-get install make)")
 	}
 	installOnce.Do(func() {
 		if installDir, installErr = os.MkdirTemp("", "sharevat-install-"); installErr != nil {

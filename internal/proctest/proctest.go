@@ -105,7 +105,15 @@ type Server struct {
 // exits within 60 s. The process is SIGKILLed at cleanup.
 func Start(tb testing.TB, bin string, env []string, args ...string) (*Server, error) {
 	tb.Helper()
+	return StartIn(tb, "", bin, env, args...)
+}
+
+// StartIn is Start with the process's working directory set to dir (""
+// for the test's own).
+func StartIn(tb testing.TB, dir, bin string, env []string, args ...string) (*Server, error) {
+	tb.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}

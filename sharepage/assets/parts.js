@@ -1,7 +1,8 @@
-// parts.js: how each entity of a session looks. The shapes are
-// opencode's (a message's info, its parts, the session's diffs, events),
-// as `sharevat import` maps an opencode export onto the standard kinds;
-// anything else is shown as readable JSON text.
+// parts.js: how each entity of a session looks. opencode's shapes (a
+// message's info, its typed parts, the session's diffs, events), as
+// opencode and `sharevat import` write them, get the rich view. Any other
+// body still reads: its text-like fields (text, content, message, …) as
+// text, and the rest as collapsed JSON.
 
 import { el, json, textBlock, details, diffBlock, when, str, isObj, pretty } from "./dom.js";
 
@@ -65,13 +66,96 @@ function stepFinish(b) {
 }
 
 function unknownPart(b) {
-  return el("div", null, json(b));
+  return plainBody(b, linkFields);
+}
+
+// textFields are the fields a body's own text is looked for in, in order.
+const textFields = ["text", "content", "message", "body", "value", "summary", "title", "description"];
+
+// textOf returns the readable text of a body: the body itself when it is
+// a string; else its first text-like field holding a string, or a list
+// of strings or {text} objects (as chat APIs write content); else "".
+export function textOf(b) {
+  if (typeof b === "string") return b;
+  if (!isObj(b)) return "";
+  for (const f of textFields) {
+    const v = b[f];
+    if (typeof v === "string" && v !== "") return v;
+    if (Array.isArray(v)) {
+      const bits = v.map((x) => (typeof x === "string" ? x : isObj(x) ? str(x.text) : "")).filter(Boolean);
+      if (bits.length) return bits.join("\n");
+    }
+  }
+  return "";
+}
+
+// plainBody shows a body of no known shape, less the fields in skip: its
+// text, if it has any, and the rest as collapsed JSON (left out when the
+// text was all there was).
+export function plainBody(b, skip = []) {
+  const rest = isObj(b) ? Object.fromEntries(Object.entries(b).filter(([k]) => !skip.includes(k))) : b;
+  const text = textOf(rest);
+  const node = el("div", "plain");
+  if (text) node.append(textBlock("div", "text", text));
+  if (!coveredByText(rest, text)) node.append(details(preview(rest), false, json(rest)));
+  return node;
+}
+
+// coveredByText reports whether a body's text says all of it.
+function coveredByText(rest, text) {
+  if (typeof rest === "string" || rest === null || rest === undefined) return true;
+  if (!isObj(rest)) return false;
+  const keys = Object.keys(rest);
+  if (keys.length === 0) return true;
+  if (keys.length !== 1 || text === "") return false;
+  const v = rest[keys[0]];
+  return typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string" || (isObj(x) && textOnly(x))));
+}
+
+// textOnly reports whether a list item is {text} or {type: "text", text}.
+function textOnly(x) {
+  return typeof x.text === "string" && Object.keys(x).every((k) => k === "text" || (k === "type" && x.type === "text"));
+}
+
+// linkFields are the fields a part names its message by, in the order
+// they are looked at: opencode's messageID, and the names people use.
+const linkFields = ["messageID", "messageId", "message_id", "message"];
+
+// partMessage returns the key of the message a part belongs to, or "".
+export function partMessage(body) {
+  if (!isObj(body)) return "";
+  for (const f of linkFields) if (typeof body[f] === "string" && body[f] !== "") return body[f];
+  return "";
+}
+
+// preview is one line of a value's JSON, cut short: the summary of its
+// collapsed view.
+function preview(v) {
+  const s = pretty(v).replace(/\s+/g, " ");
+  return s.length > 80 ? s.slice(0, 80) + "…" : s;
+}
+
+// opencodeMessageFields are a message info's fields that messageHead
+// shows or that say nothing to a reader; any other field of a message is
+// shown by plainBody.
+const opencodeMessageFields = ["id", "sessionID", "role", "time", "agent", "model", "modelID", "providerID", "mode",
+  "path", "cost", "tokens", "system", "parentID", "finish", "summary", "error"];
+
+// messageView returns a message's header and its own content. A message
+// whose body has not arrived (only its parts have, or they name a
+// message that never comes) is headed as the parts it holds.
+export function messageView(key, body) {
+  if (body === null || body === undefined) return el("div", "msg-head muted", key ? "parts of " + key : "parts");
+  if (!isObj(body)) return el("div", null, el("div", "msg-head", el("span", "role", "message")), plainBody(body));
+  const head = messageHead(body);
+  const own = Object.keys(body).filter((k) => !opencodeMessageFields.includes(k));
+  if (own.length === 0) return head;
+  return el("div", null, head, plainBody(body, opencodeMessageFields));
 }
 
 // messageHead returns the header line of a message: role, agent, model,
 // time, cost.
-export function messageHead(body) {
-  if (!isObj(body)) return el("div", "msg-head muted", "message (not received yet)");
+function messageHead(body) {
   const role = str(body.role) || "message";
   const model = isObj(body.model) ? body.model : body;
   const modelName = [str(model.providerID), str(model.modelID)].filter(Boolean).join("/");
@@ -80,7 +164,6 @@ export function messageHead(body) {
   const bits = [str(body.agent), modelName, when(t), cost].filter(Boolean);
   const head = el("div", "msg-head", el("span", "role", role), el("span", "muted", bits.join(" · ")));
   if (isObj(body.error)) head.append(textBlock("div", "error", pretty(body.error)));
-  if (!("role" in body) && !("id" in body)) head.append(json(body));
   return head;
 }
 
@@ -142,9 +225,9 @@ export function renderEvent(at, body) {
   } else if (isObj(body) && type) {
     const rest = { ...body };
     delete rest.type;
-    if (Object.keys(rest).length) node.append(json(rest));
+    if (Object.keys(rest).length) node.append(plainBody(rest));
   } else {
-    node.append(json(body));
+    node.append(plainBody(body));
   }
   return node;
 }

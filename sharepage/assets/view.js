@@ -3,8 +3,8 @@
 // the DOM is updated on the next animation frame, only for what changed,
 // in slices of about 12 ms so a 10,000-op session never blocks the page.
 
-import { el, when, ms, str, isObj, json } from "./dom.js";
-import { renderPart, messageHead, renderDiffs, renderEvent } from "./parts.js";
+import { el, when, ms, str, isObj } from "./dom.js";
+import { renderPart, messageView, partMessage, plainBody, renderDiffs, renderEvent } from "./parts.js";
 
 const maxEvents = 500; // events kept on the page (the oldest go first)
 const sliceMs = 12;
@@ -133,7 +133,7 @@ export class View {
       if (old) this.dropPart(e.key, old);
       return;
     }
-    const msgKey = isObj(e.body) && typeof e.body.messageID === "string" ? e.body.messageID : "";
+    const msgKey = partMessage(e.body);
     if (old && old.msg.key !== msgKey) this.dropPart(e.key, old);
     const rec = this.msg(msgKey, e.at);
     const p = old && old.msg === rec ? old : { msg: rec, node: null };
@@ -245,7 +245,7 @@ export class View {
     }
     const role = isObj(rec.body) ? str(rec.body.role) : "";
     rec.node.className = "msg" + (role ? " role-" + role.replace(/[^a-z]/g, "") : "");
-    rec.headBox.replaceChildren(messageHead(rec.body));
+    rec.headBox.replaceChildren(messageView(rec.key, rec.body));
   }
 
   unplace(rec) {
@@ -298,7 +298,7 @@ export class View {
   renderOther(id) {
     const o = this.others.get(id);
     if (!o) return;
-    const node = o.deleted ? null : el("div", "other", el("div", "muted", o.kind + (o.key ? " " + o.key : "")), json(o.body));
+    const node = o.deleted ? null : el("div", "other", el("div", "muted", o.kind + (o.key ? " " + o.key : "")), plainBody(o.body));
     if (o.node) o.node.remove();
     o.node = node;
     if (node) this.otherBox.append(node);

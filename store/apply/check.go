@@ -67,17 +67,19 @@ func checkOp(op *sharevat.Op, lim sharevat.Limits, batchProblem string) (shareva
 	case len(op.DependsOn) > lim.MaxDependsOn:
 		return sharevat.ReasonTooLarge, fmt.Sprintf("op has %d dependencies; limit is %d", len(op.DependsOn), lim.MaxDependsOn)
 	}
-	if msg := checkShape(op); msg != "" {
+	if msg := CheckShape(op); msg != "" {
 		return sharevat.ReasonInvalid, msg
 	}
 	return sharevat.ReasonNone, ""
 }
 
-// checkShape checks kind, key, delete and body against the kind's rules.
-func checkShape(op *sharevat.Op) string {
+// CheckShape checks kind, key, delete and body against the kind's rules
+// and returns what is wrong, or "": the server's own words, which a
+// client may use to refuse an op before it stores or sends it.
+func CheckShape(op *sharevat.Op) string {
 	switch {
 	case !sharevat.IsKnownKind(op.Kind):
-		return fmt.Sprintf("unknown kind %q", op.Kind)
+		return fmt.Sprintf("unknown kind %q (the kinds are session, message, part, session_diff, model and event)", op.Kind)
 	case sharevat.IsStateKind(op.Kind) && op.Key == "":
 		return fmt.Sprintf("kind %q needs a key", op.Kind)
 	case !sharevat.IsStateKind(op.Kind) && (op.Key != "" || op.Delete):
@@ -86,6 +88,8 @@ func checkShape(op *sharevat.Op) string {
 		return "key is not valid UTF-8"
 	case op.Delete && len(op.Body) == 0:
 		return ""
+	case len(op.Body) == 0:
+		return fmt.Sprintf("an op of kind %q needs a body (a JSON value) unless it is a delete", op.Kind)
 	case !json.Valid(op.Body):
 		return fmt.Sprintf("body of kind %q is not valid JSON", op.Kind)
 	}
