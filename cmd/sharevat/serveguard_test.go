@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/proctest"
+	"sharevat/sturdyref"
 )
 
 // TestServeOpenBeyondLoopback: `serve --open` on a listener beyond
@@ -100,7 +101,7 @@ func TestServeOriginScheme(t *testing.T) {
 func TestServeHostRefusalQuotesNothing(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	token := createShare(t, s)
-	secret := token[strings.LastIndex(token, "_")+1:]
+	secret := token[len(sturdyref.Prefix)+sturdyref.IDLen+1:]
 	healthz := strings.TrimSuffix(strings.Replace(s.URL, "ws:", "http:", 1), "/rpc") + "/healthz"
 	for _, host := range []string{token, token + ":" + portOf(t, s.URL)} {
 		req, err := http.NewRequest(http.MethodGet, healthz, nil)
@@ -123,15 +124,15 @@ func assertQuotesNone(t *testing.T, text, secret string) {
 	t.Helper()
 	for i := 0; i+6 <= len(secret); i++ {
 		if strings.Contains(text, secret[i:i+6]) {
-			t.Errorf("%q quotes %q of the token's secret", text, secret[i:i+6])
+			t.Errorf("the text quotes the token's secret from its character %d", i)
 			return
 		}
 	}
 }
 
 // TestServeLoopbackFlood: loopback addresses are exempt from
-// --max-conns-per-ip, so one local peer holding 260 idle WebSockets (the
-// default cap is 256) does not lock another local client out: `create`
+// --max-conns-per-ip, so one local peer holding 256 idle WebSockets (the
+// default cap) does not lock another local client out: `create`
 // through the CLI still works. Before, it was refused with 503 "too many
 // connections from 127.0.0.1" until the flood closed. --max-conns still
 // bounds the flood, and --per-ip-loopback counts loopback again.
@@ -144,7 +145,7 @@ func TestServeLoopbackFlood(t *testing.T) {
 			c.Close()
 		}
 	})
-	for range 260 {
+	for range 256 {
 		c, _, err := websocket.DefaultDialer.Dial(s.URL, nil)
 		require.NoError(t, err, "idle connection %d", len(flood)+1)
 		flood = append(flood, c)
