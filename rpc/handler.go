@@ -130,7 +130,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	peer := peerOf(r)
 	if !h.originAllowed(r) {
-		h.log.Info("sharevat/rpc: origin refused", "remote", peer.RemoteAddr, "origin", peer.Origin)
+		// Not the Origin itself: a peer's string may carry a token.
+		h.log.Info("sharevat/rpc: origin refused", "remote", peer.RemoteAddr, "origin_bytes", len(peer.Origin))
 		http.Error(w, "sharevat: origin not allowed", http.StatusForbidden)
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/assert"
@@ -95,9 +96,10 @@ func TestServeOriginScheme(t *testing.T) {
 }
 
 // TestServeHostRefusalQuotesNothing: the 421 answer to a Host this vat
-// does not serve quotes no part of it, nor does the log. Before, it
-// quoted the first 64 characters, which for a token pasted where the
-// server's name belongs is most of its secret.
+// does not serve quotes no part of it, and the log of a refused Origin
+// names none of it. Before, the 421 quoted the first 64 characters, which
+// for a token pasted where the server's name belongs is most of its
+// secret, and /rpc logged a refused Origin whole.
 func TestServeHostRefusalQuotesNothing(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	token := createShare(t, s)
@@ -115,6 +117,10 @@ func TestServeHostRefusalQuotesNothing(t *testing.T) {
 		assert.Contains(t, string(body), "--allowed-hosts", "the answer still says what to do")
 		assertQuotesNone(t, string(body), secret)
 	}
+	for _, u := range []string{s.URL, webURL(s.URL)} {
+		assert.Equal(t, http.StatusForbidden, upgrade(t, nil, u, "http://"+token, nil), "an Origin of another host")
+	}
+	require.True(t, s.Log.WaitFor("origin refused", 10*time.Second), "the refusal is logged")
 	assertQuotesNone(t, s.Log.String(), secret)
 }
 
