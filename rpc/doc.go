@@ -105,7 +105,8 @@
 // Over a limit the connection stops reading at once (so go-capnp shuts it
 // down and cancels the peer's calls in flight), sends its close frame if
 // the write side is free within a second, and closes. Per server: MaxConns
-// and MaxConnsPerIP refuse the upgrade with 503. Each limit that closes or
+// and MaxConnsPerIP refuse the upgrade with 503 (LoopbackExempt lets
+// loopback addresses past MaxConnsPerIP, not MaxConns). Each limit that closes or
 // refuses a connection is reported to HandlerOptions.OnLimit by name
 // (the Limit* constants). Capabilities and subscriptions held per
 // connection are capped by package vat.

@@ -38,6 +38,11 @@ type HandlerOptions struct {
 	// MaxConnsPerIP caps the connections from one remote IP address; 0:
 	// unlimited; beyond it, HTTP 503 before upgrading.
 	MaxConnsPerIP int
+	// LoopbackExempt exempts loopback addresses from MaxConnsPerIP: every
+	// local client (the CLI, a page, a proxy on the same machine) shares
+	// one address, so one local peer's idle connections would lock the
+	// others out. MaxConns and the memory budget still count them.
+	LoopbackExempt bool
 
 	// MaxInflightCalls caps, per connection, the calls the client has
 	// sent and the server has not answered yet; 0: 1024
@@ -125,7 +130,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	peer := peerOf(r)
 	if !h.originAllowed(r) {
-		h.log.Info("sharevat/rpc: origin refused", "remote", peer.RemoteAddr, "origin", peer.Origin)
+		// Not the Origin itself: a peer's string may carry a token.
+		h.log.Info("sharevat/rpc: origin refused", "remote", peer.RemoteAddr, "origin_bytes", len(peer.Origin))
 		http.Error(w, "sharevat: origin not allowed", http.StatusForbidden)
 		return
 	}
@@ -206,7 +212,7 @@ func (h *Handler) reserve(peer Peer) (*serverConn, string) {
 	case h.opts.MaxConns > 0 && len(h.conns) >= h.opts.MaxConns:
 		h.opts.OnLimit(LimitConns)
 		return nil, "sharevat: too many connections, try again later"
-	case h.opts.MaxConnsPerIP > 0 && h.perIP[ip] >= h.opts.MaxConnsPerIP:
+	case h.opts.MaxConnsPerIP > 0 && h.perIP[ip] >= h.opts.MaxConnsPerIP && !h.exempt(ip):
 		h.opts.OnLimit(LimitConnsPerIP)
 		return nil, fmt.Sprintf("sharevat: too many connections from %s (limit %d), try again later", ip, h.opts.MaxConnsPerIP)
 	}
@@ -214,6 +220,15 @@ func (h *Handler) reserve(peer Peer) (*serverConn, string) {
 	h.conns[sc] = struct{}{}
 	h.perIP[ip]++
 	return sc, ""
+}
+
+// exempt reports whether ip escapes MaxConnsPerIP (LoopbackExempt).
+func (h *Handler) exempt(ip string) bool {
+	if !h.opts.LoopbackExempt {
+		return false
+	}
+	addr := net.ParseIP(ip)
+	return addr != nil && addr.IsLoopback()
 }
 
 func (h *Handler) release(sc *serverConn) {

@@ -349,3 +349,19 @@ func TestMemoryPoolEvictsTheLargest(t *testing.T) {
 		"sharevat: server memory budget exhausted and this connection holds the most; try again later")
 	assert.Equal(t, []string{rpc.LimitServerMemory}, hits.names())
 }
+
+// TestMaxConnsPerIPLoopbackExempt: with LoopbackExempt, connections from
+// loopback pass MaxConnsPerIP (every local client shares the address)
+// while MaxConns still bounds them.
+func TestMaxConnsPerIPLoopbackExempt(t *testing.T) {
+	checkGoroutines(t)
+	var hits limits
+	srv := mustServe(t, rpc.HandlerOptions{MaxConnsPerIP: 1, MaxConns: 3, LoopbackExempt: true, OnLimit: hits.hit})
+	for range 3 {
+		dialRaw(t, srv.WSURL, nil)
+	}
+	_, resp, err := websocket.DefaultDialer.Dial(srv.WSURL, nil)
+	require.Error(t, err, "MaxConns still counts loopback")
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, []string{rpc.LimitConns}, hits.names())
+}

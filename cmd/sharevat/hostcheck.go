@@ -12,13 +12,19 @@ import (
 // to resolve to 127.0.0.1 reaches a loopback vat with "Host:
 // evil.example", and its Origin then matches that Host. When loopback is
 // set, any loopback IP address is allowed too.
+// msgHostRefused answers a request for a Host this vat does not serve.
+// It quotes no part of the Host: a token pasted where a server name
+// belongs would otherwise come back in the answer (and in whatever logs
+// it).
+const msgHostRefused = "sharevat: the Host of this request is not served here (serve --allowed-hosts lists the names this vat answers to)\n"
+
 func hostGuard(allowed []string, loopback bool, next http.Handler) http.Handler {
 	if allowed == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAllowed(r.Host, allowed, loopback) {
-			http.Error(w, "sharevat: host "+quoteHost(r.Host)+" is not served here (serve --allowed-hosts lists the names this vat answers to)", http.StatusMisdirectedRequest)
+			http.Error(w, msgHostRefused, http.StatusMisdirectedRequest)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -40,14 +46,6 @@ func hostAllowed(hostport string, allowed []string, loopback bool) bool {
 		}
 	}
 	return false
-}
-
-// quoteHost quotes a Host header for an error message, cut short.
-func quoteHost(h string) string {
-	if len(h) > 64 {
-		h = h[:64] + "…"
-	}
-	return `"` + strings.ToValidUTF8(h, "?") + `"`
 }
 
 // isLoopback reports whether host (no port) is "localhost" or a loopback

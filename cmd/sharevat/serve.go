@@ -28,6 +28,7 @@ type serveFlags struct {
 	listen    string
 	data      string
 	open      bool
+	openWide  bool
 	origins   string
 	publicURL string
 	logLevel  string
@@ -47,7 +48,8 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.data, "data", "./sharevat-data", "data directory (created on first start)")
 	f.stores.register(fs)
 	f.wal.register(fs)
-	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use)")
+	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use: refused on any other --listen)")
+	fs.BoolVar(&f.openWide, "open-beyond-loopback", false, "with --open on a --listen beyond loopback: let anyone who reaches it create shares (needs --allowed-hosts; logged as a warning)")
 	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
 	fs.StringVar(&f.publicURL, "public-url", "", "the base URL users reach this server at (e.g. https://vat.example.com), for share page links (grant --link); default: derived from each request")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -107,6 +109,9 @@ func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 		return usagef("%s", sharevat.ErrorMessage(err))
 	}
 	if err := f.peers.validate(readLimit(f.limits)); err != nil {
+		return err
+	}
+	if err := f.validateOpen(); err != nil { // serve_guard.go
 		return err
 	}
 	if err := f.retention.validate(); err != nil {
@@ -172,12 +177,16 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	if err := f.checkOpenListener(ln.Addr(), log); err != nil {
+		return errors.Join(err, ln.Close(), closeVat(v))
+	}
 	f.peers.setMemoryLimit(log)
 	h := newHandler(v, f, m, log)
 	m.watchConns(h.Conns)
 	hosts, loopback := f.peers.hosts(ln.Addr().String())
 	r := routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback, backup: db.backupRoute(v, log),
-		web: newWebHandler(v, f, h, m, log), page: newPageHandler(f)}
+		web: newWebHandler(v, f, h, m, log), page: newPageHandler(f),
+		origins: allowedOrigins(f.origins), publicHTTPS: publicHTTPS(f.publicURL)}
 	err = runServer(ctx, env, ln, tlsCfg, h, r, log)
 	return errors.Join(err, closeVat(v))
 }
@@ -257,6 +266,10 @@ type routes struct {
 	backup   http.Handler     // GET /backup (backup.go)
 	web      *capnweb.Handler // /capnweb (serve_web.go)
 	page     http.Handler     // /s/, the share page (serve_web.go)
+	// origins (--origins) and publicHTTPS (--public-url is https) set
+	// originGuard's rule (serve_guard.go).
+	origins     []string
+	publicHTTPS bool
 }
 
 // runServer serves /rpc, /capnweb, /s/, /healthz, /metrics and /backup on ln until ctx ends, then
@@ -271,7 +284,8 @@ func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Confi
 	mux.Handle("/capnweb", admitted(h, r.web))
 	mux.Handle("/s/", r.page)
 	mux.Handle("/s", r.page)
-	srv := &http.Server{Handler: hostGuard(r.hosts, r.loopback, mux), ReadHeaderTimeout: 10 * time.Second}
+	guarded := hostGuard(r.hosts, r.loopback, originGuard(r.origins, r.publicHTTPS, mux))
+	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: 10 * time.Second}
 	if tlsCfg != nil {
 		useTLS(srv, tlsCfg)
 	}

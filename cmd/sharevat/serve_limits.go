@@ -22,6 +22,7 @@ import (
 type peerLimits struct {
 	maxConns          int
 	maxConnsPerIP     int
+	perIPLoopback     bool
 	connMemory        byteSize
 	memoryBudget      byteSize
 	maxInflight       int
@@ -93,7 +94,8 @@ func (l *peerLimits) register(fs *pflag.FlagSet) {
 	l.connMemory, l.memoryBudget = rpc.DefaultConnMemory, defaultMemoryBudget
 	l.subWindow, l.connPushWindow = vat.PushWindow, vat.ConnPushWindow
 	fs.IntVar(&l.maxConns, "max-conns", defaultMaxConns(), "most connections at once; the default is the process's file limit less 64")
-	fs.IntVar(&l.maxConnsPerIP, "max-conns-per-ip", defaultMaxConnsPerIP, "most connections from one IP address (0: no limit)")
+	fs.IntVar(&l.maxConnsPerIP, "max-conns-per-ip", defaultMaxConnsPerIP, "most connections from one IP address (0: no limit); loopback addresses are exempt, bounded by --max-conns and the memory budget")
+	fs.BoolVar(&l.perIPLoopback, "per-ip-loopback", false, "count loopback addresses against --max-conns-per-ip too (for a machine whose local users are not trusted)")
 	fs.Var(&l.connMemory, "conn-memory", "memory budget of one connection: what the vat holds for it (e.g. 64MiB)")
 	fs.Var(&l.memoryBudget, "memory-budget", "memory budget of all connections together (e.g. 1GiB)")
 	fs.IntVar(&l.maxInflight, "max-inflight", rpc.DefaultMaxInflightCalls, "most calls one connection may have unanswered")
@@ -153,6 +155,7 @@ func defaultMaxConns() int {
 func (l *peerLimits) handlerOptions(o *rpc.HandlerOptions, onLimit func(string)) {
 	o.MaxConns = l.maxConns
 	o.MaxConnsPerIP = l.maxConnsPerIP
+	o.LoopbackExempt = !l.perIPLoopback
 	o.ConnMemory = int64(l.connMemory)
 	o.Pool = rpc.NewMemoryPool(int64(l.memoryBudget))
 	o.MaxInflightCalls = l.maxInflight

@@ -51,9 +51,9 @@ func TestServeCapnWebDoor(t *testing.T) {
 
 // TestServeCapnWebCountsConnections: a Cap'n Web WebSocket (or HTTP
 // batch) counts against --max-conns-per-ip like an /rpc connection: one
-// limit for both doors.
+// limit for both doors (--per-ip-loopback: loopback is exempt otherwise).
 func TestServeCapnWebCountsConnections(t *testing.T) {
-	s := startServer(t, t.TempDir(), "--max-conns-per-ip", "1")
+	s := startServer(t, t.TempDir(), "--max-conns-per-ip", "1", "--per-ip-loopback")
 	ws, _, err := websocket.DefaultDialer.Dial(webURL(s.URL), nil)
 	require.NoError(t, err)
 	defer ws.Close()
