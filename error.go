@@ -14,7 +14,8 @@ type Code string
 // The error codes of docs/design.md §9.
 const (
 	// EUnauthorized: a token could not be redeemed (unknown, wrong secret,
-	// revoked, expired, stale epoch). Every redeem failure looks the same.
+	// revoked, expired, stale epoch). Every failure of the token itself
+	// looks the same; a redeem the store could not decide is EUnavailable.
 	EUnauthorized Code = "unauthorized"
 	// EPermissionDenied: the capability is valid but lacks the right.
 	EPermissionDenied Code = "permissionDenied"
@@ -29,7 +30,8 @@ const (
 	ENotFound Code = "notFound"
 	// ETooLarge: the request exceeds a configured limit.
 	ETooLarge Code = "tooLarge"
-	// EUnavailable: the service cannot answer now; retry later.
+	// EUnavailable: the service cannot answer now (its store cannot be
+	// reached, its disk is full, it is shutting down); retry later.
 	EUnavailable Code = "unavailable"
 	// EInternal: a bug or an unexpected failure; details are only logged.
 	EInternal Code = "internal"
