@@ -66,6 +66,20 @@ var (
 	ErrCompacted        = &Error{Code: ECompacted, Message: "compacted"}
 )
 
+// ErrCannotCheckToken is a vat's answer to a redeem its store could not
+// decide (the database cannot be reached, the disk is full): the token
+// may well be valid; retry later. It is EUnavailable to errors.Is; its
+// Message tells it from other unavailable answers (IsCannotCheckToken).
+var ErrCannotCheckToken = &Error{Code: EUnavailable,
+	Message: "cannot check the token now (the server's store is unavailable); retry later"}
+
+// IsCannotCheckToken reports whether err is ErrCannotCheckToken, as
+// answered by a vat (a peer sees it as its wire form).
+func IsCannotCheckToken(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == EUnavailable && e.Message == ErrCannotCheckToken.Message
+}
+
 // Error is the domain error. Its Message is safe to show to a peer: it must
 // never hold a secret or internal detail.
 type Error struct {

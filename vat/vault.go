@@ -18,7 +18,7 @@ var errRedeem = sharevat.Errorf(sharevat.EUnauthorized, "invalid or expired toke
 // because its store failed (the database is down, the disk full): the
 // token may well be valid, so it must not be called invalid. It is the
 // same for every token, valid or not, and retrying later helps.
-var errCannotCheck = sharevat.Errorf(sharevat.EUnavailable, "cannot check the token now (the server's store is unavailable); retry later")
+var errCannotCheck = sharevat.ErrCannotCheckToken
 
 // vault is the bootstrap capability of one connection. It has no
 // authority of its own: it only redeems tokens.
