@@ -54,6 +54,18 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 	assert.Nil(t, sharevat.ParseError("something else"))
 }
 
+// TestIsCannotCheckToken: a vat's answer to a redeem its store could not
+// decide is told apart after its trip over the wire, and from other
+// unavailable answers.
+func TestIsCannotCheckToken(t *testing.T) {
+	wire := sharevat.ParseError(sharevat.ErrCannotCheckToken.Error())
+	assert.True(t, sharevat.IsCannotCheckToken(fmt.Errorf("redeem: %w", wire)))
+	assert.True(t, errors.Is(wire, sharevat.ErrUnavailable))
+	assert.False(t, sharevat.IsCannotCheckToken(sharevat.Errorf(sharevat.EUnavailable, "connection lost")))
+	assert.False(t, sharevat.IsCannotCheckToken(sharevat.ErrUnauthorized))
+	assert.False(t, sharevat.IsCannotCheckToken(nil))
+}
+
 func TestLimitsValidate(t *testing.T) {
 	require.NoError(t, sharevat.DefaultLimits().Validate())
 	for name, mut := range map[string]func(*sharevat.Limits){

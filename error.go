@@ -14,7 +14,8 @@ type Code string
 // The error codes of docs/design.md §9.
 const (
 	// EUnauthorized: a token could not be redeemed (unknown, wrong secret,
-	// revoked, expired, stale epoch). Every redeem failure looks the same.
+	// revoked, expired, stale epoch). Every failure of the token itself
+	// looks the same; a redeem the store could not decide is EUnavailable.
 	EUnauthorized Code = "unauthorized"
 	// EPermissionDenied: the capability is valid but lacks the right.
 	EPermissionDenied Code = "permissionDenied"
@@ -29,7 +30,8 @@ const (
 	ENotFound Code = "notFound"
 	// ETooLarge: the request exceeds a configured limit.
 	ETooLarge Code = "tooLarge"
-	// EUnavailable: the service cannot answer now; retry later.
+	// EUnavailable: the service cannot answer now (its store cannot be
+	// reached, its disk is full, it is shutting down); retry later.
 	EUnavailable Code = "unavailable"
 	// EInternal: a bug or an unexpected failure; details are only logged.
 	EInternal Code = "internal"
@@ -63,6 +65,20 @@ var (
 	ErrCorrupt          = &Error{Code: ECorrupt, Message: "stored data failed its integrity check; the operator must restore from a backup"}
 	ErrCompacted        = &Error{Code: ECompacted, Message: "compacted"}
 )
+
+// ErrCannotCheckToken is a vat's answer to a redeem its store could not
+// decide (the database cannot be reached, the disk is full): the token
+// may well be valid; retry later. It is EUnavailable to errors.Is; its
+// Message tells it from other unavailable answers (IsCannotCheckToken).
+var ErrCannotCheckToken = &Error{Code: EUnavailable,
+	Message: "cannot check the token now (the server's store is unavailable); retry later"}
+
+// IsCannotCheckToken reports whether err is ErrCannotCheckToken, as
+// answered by a vat (a peer sees it as its wire form).
+func IsCannotCheckToken(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == EUnavailable && e.Message == ErrCannotCheckToken.Message
+}
 
 // Error is the domain error. Its Message is safe to show to a peer: it must
 // never hold a secret or internal detail.

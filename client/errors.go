@@ -11,6 +11,8 @@ import (
 
 // IsPermanent reports whether err will not go away by retrying: the token
 // is unauthorized, revoked or lacks the right, or the request is invalid.
+// EUnavailable is not permanent: a server whose store is down answers a
+// redeem with it, and the token may well be valid.
 func IsPermanent(err error) bool {
 	switch sharevat.ErrorCode(err) {
 	case sharevat.EUnauthorized, sharevat.ERevoked, sharevat.EPermissionDenied,

@@ -9,8 +9,16 @@ import (
 	"sharevat/wire"
 )
 
-// errRedeem is the one answer to every failed redeem, whatever the cause.
+// errRedeem is the one answer to every failed redeem of a token (unknown,
+// wrong secret, revoked, expired, fenced, on a deleted share), whatever
+// the cause.
 var errRedeem = sharevat.Errorf(sharevat.EUnauthorized, "invalid or expired token")
+
+// errCannotCheck is the answer to a redeem the vat could not decide
+// because its store failed (the database is down, the disk full): the
+// token may well be valid, so it must not be called invalid. It is the
+// same for every token, valid or not, and retrying later helps.
+var errCannotCheck = sharevat.ErrCannotCheckToken
 
 // vault is the bootstrap capability of one connection. It has no
 // authority of its own: it only redeems tokens.
@@ -51,7 +59,8 @@ func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
 }
 
 // redeem parses a token, finds its live grant and checks the secret
-// against the stored verifier. Every failure is errRedeem; an unknown or
+// against the stored verifier. Every failure of the token is errRedeem,
+// a store failure errCannotCheck (redeemFailed); an unknown or
 // dead grant still pays for one keyed hash, so that timing does not tell
 // it from a wrong secret.
 func (s *vault) redeem(ctx context.Context, text func() (string, error), admin bool) (*liveGrant, error) {
@@ -68,8 +77,9 @@ func (s *vault) redeem(ctx context.Context, text func() (string, error), admin b
 	lg, err := s.vat.reg.get(ctx, tok.GrantID)
 	if err != nil {
 		s.vat.cfg.Verifier.Verify(tok, nil)
+		err = s.redeemFailed(err)
 		s.auditRedeem(ctx, sharevat.Grant{ID: tok.GrantID}, err)
-		return nil, s.redeemFailed(err)
+		return nil, err
 	}
 	if !s.vat.cfg.Verifier.Verify(tok, lg.g.Verifier) || lg.g.IsAdmin() != admin {
 		s.auditRedeem(ctx, lg.g, errRedeem)
@@ -80,23 +90,31 @@ func (s *vault) redeem(ctx context.Context, text func() (string, error), admin b
 	return lg, nil
 }
 
-// redeemFailed hides the cause of a failed redeem. Store failures other
-// than "not found" are logged, and still look the same to the peer.
+// redeemFailed hides the cause of a failed redeem among the token's own
+// failures (not found, revoked, unauthorized, invalid): they all answer
+// errRedeem. A store that could not answer is not the token's failure:
+// it is logged and answers errCannotCheck (unavailable), so that no
+// client is told to give up a valid token; stored data that failed its
+// check answers corrupt.
 func (s *vault) redeemFailed(err error) error {
 	switch sharevat.ErrorCode(err) {
-	case sharevat.ENotFound, sharevat.ERevoked, sharevat.EUnauthorized:
-	default:
-		s.vat.log.Error("redeem: store failure", "err", err)
+	case sharevat.ENotFound, sharevat.ERevoked, sharevat.EUnauthorized, sharevat.EInvalid, sharevat.EPermissionDenied:
+		return errRedeem
+	case sharevat.ECorrupt:
+		s.vat.log.Error("redeem: stored data failed its check", "err", err)
+		return sharevat.ErrCorrupt
 	}
-	return errRedeem
+	s.vat.log.Error("redeem: store failure; answered unavailable", "err", err)
+	return errCannotCheck
 }
 
-// auditRedeem records a redeem's outcome in the audit log and metrics.
+// auditRedeem records a redeem's outcome in the audit log and metrics:
+// ok, unauthorized for a token's failure, or the code of a store failure.
 func (s *vault) auditRedeem(ctx context.Context, g sharevat.Grant, err error) {
 	s.vat.obs.Redeemed(err == nil)
 	result := "ok"
 	if err != nil {
-		result = string(sharevat.EUnauthorized)
+		result = string(sharevat.ErrorCode(err))
 	}
 	s.vat.auditRecord(sharevat.AuditRecord{
 		Action: sharevat.AuditRedeem, ShareID: g.ShareID, GrantID: g.ID, Parent: g.Parent,

@@ -26,8 +26,9 @@ var (
 //
 // Methods (docs/capnweb.md): restore(token) → {share, access, info},
 // restoreAdmin(token) → Admin, openAdmin() → Admin, ping() → undefined,
-// limits() → Limits. Errors as the vat's: every failed redeem answers
-// "unauthorized: invalid or expired token".
+// limits() → Limits. Errors as the vat's: every failure of the token
+// answers "unauthorized: invalid or expired token"; a redeem the store
+// could not decide answers "unavailable: …; retry later".
 func NewVault(boot capnp.Client) capnweb.Target {
 	return &vaultTarget{capTarget[schema.Vault]{c: schema.Vault(boot)}}
 }

@@ -107,22 +107,29 @@ func (c *clientFlags) dial(ctx context.Context) (*client.Conn, error) {
 	return client.Dial(ctx, c.server, nil)
 }
 
-// restore dials and redeems the share token.
+// restore dials and redeems the share token. A server that cannot check
+// the token now (its store is down) is asked again within --timeout
+// (retryUnavailable); a server that cannot be reached fails at once.
 func (c *clientFlags) restore(ctx context.Context) (*client.Conn, *client.Share, error) {
 	tok, err := c.theToken()
 	if err != nil {
 		return nil, nil, err
 	}
-	conn, err := c.dial(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	sh, err := conn.Redeem(ctx, tok)
-	if err != nil {
-		if c.token == "" && filepath.Base(c.tokenFile) == "admin.token" {
-			err = adminMistake(ctx, conn, tok, err)
+	var conn *client.Conn
+	var sh *client.Share
+	err = c.retryUnavailable(ctx, func() error {
+		if conn, err = c.dial(ctx); err != nil {
+			return err
 		}
-		conn.Close()
+		if sh, err = conn.Redeem(ctx, tok); err != nil {
+			if c.token == "" && filepath.Base(c.tokenFile) == "admin.token" {
+				err = adminMistake(ctx, conn, tok, err)
+			}
+			conn.Close()
+		}
+		return err
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	return conn, sh, nil

@@ -141,7 +141,17 @@ func (t *tally) retrying(err error, wait time.Duration) {
 	t.p.retrying(err, wait)
 }
 
-// lastDialErr is the last failed dial or redeem, or nil.
+// connected forgets the failed attempts before a redeem that worked, and
+// shows it (an OnRedeem of the Redeemer).
+func (t *tally) connected() {
+	t.mu.Lock()
+	t.dialErr = nil
+	t.mu.Unlock()
+	t.p.connected()
+}
+
+// lastDialErr is the last failed dial or redeem since the last redeem
+// that worked, or nil.
 func (t *tally) lastDialErr() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -152,7 +162,7 @@ func (t *tally) lastDialErr() error {
 // records and shows its failed attempts and its reconnects.
 func newRedeemer(cf *clientFlags, token string, t *tally) *client.Redeemer {
 	return client.NewRedeemer(cf.server, token, &client.RedeemerOptions{
-		MaxBackoff: 2 * time.Second, OnRetry: t.retrying, OnRedeem: t.p.connected, OnLost: t.p.lost,
+		MaxBackoff: 2 * time.Second, OnRetry: t.retrying, OnRedeem: t.connected, OnLost: t.p.lost,
 	})
 }
 
@@ -295,6 +305,10 @@ func flushFailed(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outb
 	if err != nil {
 		return errors.Join(ferr, err)
 	}
+	if sharevat.IsCannotCheckToken(ferr) || ctx.Err() != nil && sharevat.IsCannotCheckToken(dialErr) {
+		su := &serverUnavailable{server: cf.server, timeout: cf.gaveUp(ctx), cause: firstNonNil(dialErr, ferr)}
+		return keptUnavailable(su, ob.Path(), st.Pending)
+	}
 	last := "no answer from " + cf.server
 	switch {
 	case st.LastError != "":
@@ -325,4 +339,21 @@ func tokenRefused(err error) bool {
 		return true
 	}
 	return false
+}
+
+// keptUnavailable is a flush's failure when the server could not check
+// the token (its store is down): the ops are kept, and only waiting
+// helps. It stays unavailable (exit 1), never a token's refusal.
+func keptUnavailable(su *serverUnavailable, path string, pending int) error {
+	return fmt.Errorf("%w; %d op(s) are kept in the outbox %s: run `sharevat flush` to send them once the server is back",
+		su, pending, path)
+}
+
+func firstNonNil(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -26,7 +26,9 @@ var inspectCommand = command{
 epoch, expiry and the share's head) or the server's admin token — and
 whether it is valid, by redeeming it. Never prints the token's secret.
 Exits 3 when the token is malformed or not redeemable (unknown, revoked,
-expired, or fenced by 'revoke --all').
+expired, or fenced by 'revoke --all'). A server that cannot check tokens
+now (its store is down) is asked again until --timeout; then inspect
+says it could not check, and exits 1.
 --json prints {"kind","grant_id","share_id","title","scope","epoch",
 "expires_at","head","valid","reason"}.`,
 	setup: func(fs *pflag.FlagSet) runner {
@@ -45,15 +47,24 @@ func inspect(ctx context.Context, env *Env, cf *clientFlags) error {
 	if err != nil {
 		return report(env, cf.json, &tokenReport{kind: "unknown", reason: reasonMalformed})
 	}
-	conn, err := cf.dial(ctx)
+	var conn *client.Conn
+	var r *tokenReport
+	err = cf.retryUnavailable(ctx, func() error {
+		if conn, err = cf.dial(ctx); err != nil {
+			return err
+		}
+		if r, err = redeemAny(ctx, conn, tok); err != nil {
+			conn.Close()
+		}
+		return err
+	})
+	if isServerUnavailable(err) {
+		return fmt.Errorf("could not check whether the token is valid: %w", err)
+	}
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	r, err := redeemAny(ctx, conn, tok)
-	if err != nil {
-		return err
-	}
 	r.grantID = parsed.GrantID
 	return report(env, cf.json, r)
 }

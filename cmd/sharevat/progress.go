@@ -137,7 +137,11 @@ func (p *progress) retrying(err error, wait time.Duration) {
 	}
 	p.mu.Unlock()
 	if due {
-		p.note(fmt.Sprintf("no connection (%s); retrying in %s", dialCause(err), wait.Round(time.Millisecond)))
+		what := "no connection"
+		if sharevat.IsCannotCheckToken(err) {
+			what = "the server is unavailable"
+		}
+		p.note(fmt.Sprintf("%s (%s); retrying in %s", what, dialCause(err), wait.Round(time.Millisecond)))
 	}
 }
 

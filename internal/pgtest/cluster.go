@@ -73,7 +73,7 @@ func newCluster(ctx context.Context, bin string) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{dir: dir, log: &bytes.Buffer{}, done: make(chan struct{})}
+	c := &cluster{dir: dir, log: &bytes.Buffer{}}
 	if err := c.setUser(); err != nil {
 		return nil, c.fail(err)
 	}
@@ -129,22 +129,27 @@ func (c *cluster) initdb(ctx context.Context, bin string) error {
 	return nil
 }
 
-// start starts postgres on a free port; it does not wait for it.
+// start starts postgres on c.port, or on a free port the first time; it
+// does not wait for it.
 func (c *cluster) start(bin string) error {
-	port, err := freePort()
-	if err != nil {
-		return err
+	if c.port == 0 {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		c.port = port
 	}
-	c.port = port
+	c.done = make(chan struct{})
 	c.cmd = c.command(context.Background(), bin, "postgres", "-D", filepath.Join(c.dir, "data"),
-		"-k", c.dir, "-p", strconv.Itoa(port), "-c", "listen_addresses=127.0.0.1",
+		"-k", c.dir, "-p", strconv.Itoa(c.port), "-c", "listen_addresses=127.0.0.1",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=300")
 	c.cmd.Stdout, c.cmd.Stderr = c.log, c.log
 	if err := c.cmd.Start(); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	go func() { _ = c.cmd.Wait(); close(c.done) }()
+	cmd, done := c.cmd, c.done
+	go func() { _ = cmd.Wait(); close(done) }()
 	return nil
 }
 
@@ -178,9 +183,15 @@ func (c *cluster) waitReady(ctx context.Context) error {
 	}
 }
 
-// stop shuts the server down (fast shutdown, then a kill after 10 s) and
-// removes the directory.
+// stop shuts the server down and removes the directory.
 func (c *cluster) stop() error {
+	c.halt()
+	return os.RemoveAll(c.dir)
+}
+
+// halt shuts the server down (fast shutdown, then a kill after 10 s) and
+// keeps its directory, so that start can bring it back.
+func (c *cluster) halt() {
 	if c.cmd != nil && c.cmd.Process != nil {
 		_ = c.cmd.Process.Signal(syscall.SIGINT)
 		select {
@@ -190,5 +201,4 @@ func (c *cluster) stop() error {
 			<-c.done
 		}
 	}
-	return os.RemoveAll(c.dir)
 }

@@ -35,3 +35,34 @@ func TestDB(t *testing.T) {
 		t.Fatalf("the second database sees %d tables x (err %v), want none", n, err)
 	}
 }
+
+// TestOwnStopStart: an own cluster refuses connections while stopped and
+// comes back on the same DSN with its data.
+func TestOwnStopStart(t *testing.T) {
+	cl := pgtest.Own(t)
+	c, err := pgx.Connect(t.Context(), cl.DSN())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if _, err := c.Exec(t.Context(), "CREATE TABLE kept (v int); INSERT INTO kept VALUES (7)"); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	cl.Stop(t)
+	if _, err := c.Exec(t.Context(), "SELECT 1"); err == nil {
+		t.Fatal("a connection opened before Stop still answers after it")
+	}
+	if c2, err := pgx.Connect(t.Context(), cl.DSN()); err == nil {
+		c2.Close(t.Context())
+		t.Fatal("a stopped cluster accepted a connection")
+	}
+	cl.Start(t)
+	c3, err := pgx.Connect(t.Context(), cl.DSN())
+	if err != nil {
+		t.Fatalf("connect after Start: %v", err)
+	}
+	defer c3.Close(t.Context())
+	var v int
+	if err := c3.QueryRow(t.Context(), "SELECT v FROM kept").Scan(&v); err != nil || v != 7 {
+		t.Fatalf("after a restart the table holds %d (err %v), want 7", v, err)
+	}
+}

@@ -109,7 +109,7 @@ export type Reason =
  * New codes may be added: treat an unknown one like "internal".
  */
 export type ErrorCode =
-  /** A token could not be redeemed: every cause answers "unauthorized: invalid or expired token". */
+  /** A token could not be redeemed: every failure of the token answers "unauthorized: invalid or expired token". */
   | "unauthorized"
   /** The capability is valid but lacks the right. */
   | "permissionDenied"
@@ -123,7 +123,11 @@ export type ErrorCode =
   | "notFound"
   /** A limit was exceeded (answer size, quotas). */
   | "tooLarge"
-  /** Cannot answer now; retry later. */
+  /**
+   * Cannot answer now; retry later. A redeem the server could not check
+   * (its store is down) answers "unavailable: cannot check the token now
+   * (the server's store is unavailable); retry later": the token may be valid.
+   */
   | "unavailable"
   /** A bug on the server; details are only in its log. */
   | "internal"
@@ -399,8 +403,9 @@ export interface Fenced {
 /** The main interface of /capnweb. It has no authority of its own. */
 export interface Vault extends RpcTarget {
   /**
-   * Redeems a share token. Every failure answers "unauthorized: invalid or
-   * expired token", which never quotes the token.
+   * Redeems a share token. Every failure of the token answers
+   * "unauthorized: invalid or expired token", which never quotes the token;
+   * a server whose store cannot be reached answers "unavailable" (retry).
    */
   restore(token: Token): Promise<Restored>;
   /** Redeems the server's admin token. Failures as for restore. */

@@ -1,0 +1,133 @@
+package main_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sharevat"
+	"sharevat/internal/pgtest"
+	"sharevat/internal/vattest"
+)
+
+// outage is a server whose store can be taken down and brought back.
+type outage struct {
+	url, token string
+	down, up   func()
+}
+
+// boltOutage is an in-process vat on a bbolt file wrapped to fail every
+// store call a redeem, an append or a read makes while down, as a store
+// that cannot be reached does; the CLI runs against it as a process.
+func boltOutage(t *testing.T) outage {
+	var st *failingStore
+	srv := vattest.Start(t, vattest.Options{Wrap: func(s sharevat.Store) sharevat.Store {
+		st = &failingStore{Store: s}
+		return st
+	}})
+	return outage{url: srv.URL, token: srv.MustCreate(t, "outage"),
+		down: func() { st.down.Store(true) }, up: func() { st.down.Store(false) }}
+}
+
+// pgOutage is a real `sharevat serve --store postgres://…` on a
+// PostgreSQL of the test's own, stopped and started.
+func pgOutage(t *testing.T) outage {
+	cl := pgtest.Own(t)
+	srv := startServer(t, t.TempDir(), "--store", cl.DSN())
+	return outage{url: srv.URL, token: createShare(t, srv), down: func() { cl.Stop(t) }, up: func() { cl.Start(t) }}
+}
+
+// TestCLIStoreOutage: while the server's store is down, append keeps its
+// ops in the outbox and exits 1 saying the server is unavailable — not 3,
+// not "cannot send", no advice to discard; inspect says it could not
+// check (no "valid: false"); read says unavailable; tail keeps retrying
+// (saying so) until its --timeout, a normal end. Once the store is
+// back, flush sends the kept ops exactly once and inspect says valid.
+func TestCLIStoreOutage(t *testing.T) {
+	for name, start := range map[string]func(*testing.T) outage{"bolt": boltOutage, "pg": pgOutage} {
+		t.Run(name, func(t *testing.T) { testCLIStoreOutage(t, start(t)) })
+	}
+}
+
+func testCLIStoreOutage(t *testing.T, o outage) {
+	env := []string{"SHAREVAT_URL=" + o.url, "SHAREVAT_TOKEN=" + o.token, "SHAREVAT_STATE=" + t.TempDir()}
+	ops := `{"op_id":"o1","kind":"message","key":"a","body":{"n":1}}` + "\n" +
+		`{"op_id":"o2","kind":"message","key":"b","body":{"n":2}}` + "\n"
+	o.down()
+
+	_, stderr, code := cli(t, ops, env, "append", "--timeout", "2s")
+	assert.Equal(t, 1, code, "append while the store is down exits 1: %s", stderr)
+	assert.Contains(t, stderr, "is unavailable: cannot check the token now")
+	assert.Contains(t, stderr, "2 op(s) are kept in the outbox")
+	assert.Contains(t, stderr, "sharevat flush")
+	for _, wrong := range []string{"discard", "cannot send", "check the token:", "unauthorized", "invalid or expired"} {
+		assert.NotContains(t, stderr, wrong, "append's advice")
+	}
+
+	out, stderr, code := cli(t, "", env, "inspect", "--timeout", "1s")
+	assert.Equal(t, 1, code, "inspect while the store is down exits 1: %s", stderr)
+	assert.NotContains(t, out, "valid:", "inspect does not say whether the token is valid")
+	assert.Contains(t, stderr, "could not check whether the token is valid: the server "+o.url+" is unavailable")
+
+	_, stderr, code = cli(t, "", env, "read", "--timeout", "1s")
+	assert.Equal(t, 1, code, "read while the store is down exits 1: %s", stderr)
+	assert.Contains(t, stderr, "is unavailable: cannot check the token now")
+	assert.NotContains(t, stderr, "check the token:")
+
+	_, stderr, code = cli(t, "", env, "tail", "--timeout", "1s")
+	assert.Equal(t, 0, code, "tail rides the outage out until --timeout: %s", stderr)
+	assert.Contains(t, stderr, "the server is unavailable (cannot check the token now")
+
+	o.up()
+	out, stderr, code = cli(t, "", env, "flush", "--timeout", "60s")
+	require.Equal(t, 0, code, "flush after the outage: %s", stderr)
+	assert.Contains(t, out, "applied 2, duplicate 0, rejected 0")
+	out, stderr, code = cli(t, "", env, "read")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, 2, strings.Count(out, "\n"), "each kept op stored once: %s", out)
+	out, stderr, code = cli(t, "", env, "inspect")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "valid:   true")
+}
+
+// failingStore wraps the real store; while down is set, the calls a
+// redeem, an append and a read make fail as a store that cannot be
+// reached does (unavailable).
+type failingStore struct {
+	sharevat.Store
+	down atomic.Bool
+}
+
+var errStoreDown = sharevat.Errorf(sharevat.EUnavailable, "injected: the store cannot be reached")
+
+func (f *failingStore) Grant(ctx context.Context, id sharevat.GrantID) (sharevat.Grant, error) {
+	if f.down.Load() {
+		return sharevat.Grant{}, errStoreDown
+	}
+	return f.Store.Grant(ctx, id)
+}
+
+func (f *failingStore) Share(ctx context.Context, id sharevat.ShareID) (sharevat.Share, error) {
+	if f.down.Load() {
+		return sharevat.Share{}, errStoreDown
+	}
+	return f.Store.Share(ctx, id)
+}
+
+func (f *failingStore) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.Ack, error) {
+	if f.down.Load() {
+		return sharevat.Ack{}, errStoreDown
+	}
+	return f.Store.Append(ctx, req)
+}
+
+func (f *failingStore) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Cursor, limit int) ([]sharevat.Entry, sharevat.Cursor, error) {
+	if f.down.Load() {
+		return nil, 0, errStoreDown
+	}
+	return f.Store.Read(ctx, id, after, limit)
+}
