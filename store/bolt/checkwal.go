@@ -12,7 +12,8 @@ import (
 
 // walCheck verifies the write-ahead log beside the data file against
 // it: the log reads back (a torn tail is not a problem: Open cuts it,
-// and what it held was never acknowledged); it holds every record past
+// and what it held was never acknowledged; damage a crash cannot leave
+// is reported as serve refuses it); it holds every record past
 // the checkpoint; a record the data file holds agrees with it (same op
 // id and digest at each cursor still in the log); a record past the
 // checkpoint decodes, each entry's content matches its digest, follows
@@ -22,12 +23,17 @@ func (c *checker) walCheck(tx *bbolt.Tx, dir string) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return
 	}
+	cp := readCheckpoint(tx)
 	scan, err := wal.Scan(wal.OS{}, dir)
-	if err != nil {
+	var damage *wal.DamageError
+	switch {
+	case errors.As(err, &damage):
+		c.add("", 0, "%v", walDamaged(dir, cp, err)) // the line serve refuses to start with
+		return
+	case err != nil:
 		c.add("", 0, "write-ahead log %s: %v", dir, err)
 		return
 	}
-	cp := readCheckpoint(tx)
 	if len(scan.Segments) > 0 && scan.Segments[0] > cp+1 {
 		c.add("", 0, "write-ahead log %s starts at record %d, but the data file holds only up to %d", dir, scan.Segments[0], cp)
 	}

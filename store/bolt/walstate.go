@@ -108,14 +108,14 @@ func (db *DB) openWAL() error {
 	}
 	log, recs, err := wal.Open(dir, cp, wal.Options{FS: db.opts.WALFS, NoSync: db.opts.NoSync})
 	if err != nil {
-		return walDamaged(dir, err)
+		return walDamaged(dir, cp, err)
 	}
 	w := &walState{dir: dir, log: log, ov: newOverlay(), shares: map[sharevat.ShareID]sharevat.Share{}, stage: stage{}, applyBytes: db.opts.ApplyBytes, applyEvery: db.opts.ApplyEvery,
 		maxPending: db.opts.MaxPendingBytes, notice: newApplyNotice(), logger: db.opts.Logger.Error, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	db.wal = w
 	if err := db.replay(recs); err != nil {
 		_ = log.Close()
-		return walDamaged(dir, err)
+		return walDamaged(dir, cp, err)
 	}
 	w.published.Store(log.Next() - 1)
 	if db.opts.NoWAL {
@@ -123,15 +123,6 @@ func (db *DB) openWAL() error {
 	}
 	go db.applyLoop()
 	return nil
-}
-
-// walDamaged words a log that cannot be replayed as a damaged file.
-func walDamaged(dir string, err error) error {
-	var de *boltutil.DamagedError
-	if errors.As(err, &de) || (!errors.Is(err, wal.ErrCorrupt) && !errors.Is(err, errCorrupt)) {
-		return fmt.Errorf("bolt: write-ahead log: %w", err)
-	}
-	return &boltutil.DamagedError{Kind: "write-ahead log", Path: dir, Detail: err.Error()}
 }
 
 // dropWAL applies the whole log to the data file and removes it (Open

@@ -23,11 +23,18 @@
 //	offset 16  n bytes  data
 //
 // A frame that runs past the end of the file, has a zero length, fails
-// its checksum or does not carry the next LSN ends the log. At the end of
-// the last segment that is a torn tail (the write the process died in)
-// and Open cuts it off before appending; anywhere else it is damage, and
-// Open refuses the log (ErrCorrupt). What a torn tail held was never
-// acknowledged: Append returns only after the fdatasync of its records.
+// its checksum or does not carry the next LSN ends the log. It is a torn
+// tail (the write the process died in), which Open cuts off before
+// appending, only if it is the end of what was written: in the last
+// segment, a frame the file ends inside, or zeros at the end of the file
+// (from a 512-byte sector boundary inside the frame, or anywhere inside
+// it when the zeros go on past it: a zero-filled or preallocated file).
+// Anything else is damage, and Open refuses the log with a *DamageError
+// (ErrCorrupt): a good frame after the bad one, a last frame that is
+// whole with the length the file gives it, a whole frame failing its
+// checksum without such zeros, or a bad frame in an earlier segment.
+// What a torn tail held was never acknowledged: Append returns only
+// after the fdatasync of its records.
 //
 // # Failures
 //

@@ -21,8 +21,9 @@ type Scanned struct {
 // Scan reads every segment in dir without changing anything: the
 // records, and the torn tail of the last segment if it has one. A
 // missing dir is an empty log. Damage that is not a torn tail (a bad
-// frame in a segment that is not the last, segments whose LSNs do not
-// follow on) is an error wrapping ErrCorrupt.
+// frame in a segment that is not the last, or one in the last that is
+// not the end of what was written: tailDamage) is a *DamageError;
+// segments whose LSNs do not follow on are an error wrapping ErrCorrupt.
 func Scan(fsys FS, dir string) (*Scanned, error) {
 	names, err := fsys.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -56,9 +57,15 @@ func (s *Scanned) segment(fsys FS, dir string, i int, first uint64) error {
 		return fmt.Errorf("wal: %w", err)
 	}
 	recs, end, stop := parseFrames(buf, first)
+	want := first + uint64(len(recs))
 	last := i == len(s.Segments)-1
 	if stop != "" && !last {
-		return fmt.Errorf("%w: segment %s, offset %d: %s", ErrCorrupt, segName(first), end, stop)
+		return &DamageError{Path: filepath.Join(dir, segName(first)), Offset: int64(end), LSN: want, Detail: stop + " before the end of a segment that is not the last"}
+	}
+	if stop != "" {
+		if why := tailDamage(buf, end, want); why != "" {
+			return &DamageError{Path: filepath.Join(dir, segName(first)), Offset: int64(end), LSN: want, Detail: stop + ", and " + why}
+		}
 	}
 	s.Records = append(s.Records, recs...)
 	s.Next = first + uint64(len(recs))
