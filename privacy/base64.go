@@ -90,8 +90,12 @@ func base64Run(v *view, t []byte, i, j int, keys *[]span) bool {
 }
 
 // decodeText appends to v the line before t[s:e] and the text run
-// decodes to, if it is text: printable ASCII, blanks and UTF-8.
+// decodes to, if it is text: printable ASCII, blanks and UTF-8. The run
+// holds characters of one alphabet only.
 func decodeText(v *view, t []byte, s, e int, run []byte, url bool) bool {
+	if !isText(run, url) {
+		return false
+	}
 	n0, d0 := len(v.text), len(v.src)
 	ctx := max(0, s-64)
 	if nl := bytes.LastIndexByte(t[ctx:s], '\n'); nl >= 0 {
@@ -99,33 +103,30 @@ func decodeText(v *view, t []byte, s, e int, run []byte, url bool) bool {
 	}
 	v.context(t, ctx, s)
 	start := len(v.text)
-	var q [4]byte
 	for k := 0; k+2 <= len(run); k += 4 {
-		n := copy(q[:], run[k:min(k+4, len(run))])
-		for _, c := range q[:n] {
-			c = b64value(c, url)
-			if c == 0xFF {
-				return undo(v, n0, d0)
-			}
-		}
-		out := b64quantum(q[:n], url)
-		for _, c := range out {
-			if !(c >= 0x20 && c < 0x7F || c == '\n' || c == '\r' || c == '\t' || c >= 0x80) {
-				return undo(v, n0, d0)
-			}
-		}
-		v.add(out, s, e)
+		out, n := b64quantum(run[k:min(k+4, len(run))], url)
+		v.add(out[:n], s, e)
 	}
 	if !utf8.Valid(v.text[start:]) {
-		return undo(v, n0, d0)
+		v.text, v.src = v.text[:n0], v.src[:d0]
+		return false
 	}
 	v.add([]byte{'\n'}, s, e)
 	return true
 }
 
-func undo(v *view, n, d int) bool {
-	v.text, v.src = v.text[:n], v.src[:d]
-	return false
+// isText reports whether run decodes to printable ASCII, blanks and
+// bytes of UTF-8 sequences, stopping at the first other byte.
+func isText(run []byte, url bool) bool {
+	for k := 0; k+2 <= len(run); k += 4 {
+		out, n := b64quantum(run[k:min(k+4, len(run))], url)
+		for _, c := range out[:n] {
+			if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7F {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // b64value is c's value in the alphabet, or 0xFF.
@@ -145,8 +146,9 @@ func b64value(c byte, url bool) byte {
 	return 0xFF
 }
 
-// b64quantum decodes two to four base64 characters.
-func b64quantum(q []byte, url bool) []byte {
+// b64quantum decodes two to four base64 characters into one to three
+// bytes.
+func b64quantum(q []byte, url bool) ([3]byte, int) {
 	var x uint32
 	for i := 0; i < 4; i++ {
 		x <<= 6
@@ -154,6 +156,5 @@ func b64quantum(q []byte, url bool) []byte {
 			x |= uint32(b64value(q[i], url))
 		}
 	}
-	out := []byte{byte(x >> 16), byte(x >> 8), byte(x)}
-	return out[:len(q)-1]
+	return [3]byte{byte(x >> 16), byte(x >> 8), byte(x)}, len(q) - 1
 }
