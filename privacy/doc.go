@@ -1,7 +1,8 @@
 // Package privacy finds secret-shaped strings — cloud provider keys, Git
 // host and package registry tokens, AI provider keys, chat webhooks,
 // private key blocks, JWTs, sharevat's own svt1_ tokens, credentials in
-// URLs and key=value assignments — in op bodies, and redacts them. It is
+// URLs, passwords given to commands and key=value assignments — in op
+// bodies, and redacts them. It is
 // the privacy guard of docs/design.md §5: the append engine
 // (store/apply) runs it over each op body under the share's policy.
 //
@@ -14,8 +15,26 @@
 // secret written with \/ or \u escapes is still found. A string that is
 // the value of an object member is also scanned together with its key
 // ("AWS_SECRET_ACCESS_KEY" then the value), so the rules that need a key
-// name beside the value see it. Numbers, literals and the JSON structure
-// are not scanned. ScanText and RedactText scan plain text instead.
+// name beside the value see it; so is a string nested below such a key
+// ({"password": {"value": …}}, {"api_key": […]}), and the "value" of an
+// object whose "name" (or "key") is such a name ({"name": "API_TOKEN",
+// "value": …}). The strings that follow a private key's BEGIN line or
+// body, one line each, are redacted while they are all base64. Numbers,
+// literals and the JSON structure are not scanned. ScanText and
+// RedactText scan plain text instead.
+//
+// # Views
+//
+// The rules also run over views of each text, built only where the text
+// holds their shape and only around it (views.go): the text without its
+// invisible characters (a zero-width space inside a token), with its
+// percent escapes decoded, with its base64 runs that decode to text
+// decoded (a .env file in base64; the whole run is redacted), with
+// string literals written one after the other joined ("ghp_…" + "…").
+// What they find is mapped back to the bytes it came from. A private
+// key's base64 body is found without its BEGIN line by how its DER
+// encoding starts. What is not covered is listed in the README's
+// "Privacy guard".
 //
 // # Redaction
 //
@@ -44,8 +63,11 @@
 // rules' literal keywords (a 256-entry table by first byte); each
 // keyword hit runs its rule's RE2 expression (linear, never
 // backtracking) over a bounded window after the hit, and a private key
-// block is followed token by token, each byte once. Scan allocates only
-// its result, plus a buffer for strings with escapes.
+// block is followed token by token, each byte once. Finding where a view
+// applies is a pass per view (SIMD byte search for '%', quotes and
+// invisible characters; base64 runs probed 32 bytes ahead), and a view
+// holds only the text around where it differs. Scan allocates its
+// result and buffers for strings with escapes and for views.
 //
 // The package does no I/O and imports only the standard library.
 package privacy

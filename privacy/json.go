@@ -26,7 +26,8 @@ func Redact(body []byte) ([]byte, int) {
 // ScanText returns the secrets in plain text, in order, none
 // overlapping.
 func ScanText(text []byte) []Match {
-	spans := find(text, 0, nil)
+	var sc scanner
+	spans := sc.findAll(text, 0, nil)
 	out := make([]Match, len(spans))
 	for i, sp := range spans {
 		out[i] = Match{Rule: sp.r.ID, Start: sp.s, End: sp.e}
@@ -56,64 +57,6 @@ func replace(b []byte, ms []Match) ([]byte, int) {
 	return append(out, b[prev:]...), len(ms)
 }
 
-// walker finds the strings of a JSON body and scans them.
-type walker struct {
-	body    []byte
-	buf     []byte // decoded text of strings with escapes
-	spans   []span
-	matches []Match
-}
-
-// str is a JSON string: its content (between the quotes) is
-// body[start:end]; esc says whether it holds escapes.
-type str struct {
-	start, end int
-	esc        bool
-}
-
-// walk scans every string of b. It needs no parse: outside strings,
-// JSON holds no quote, so each quote starts a string; a string followed
-// by ':' is an object key, and the string after it, if any, its value.
-func (w *walker) walk(b []byte) {
-	w.body = b
-	var key str
-	pending := false
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c != '"' {
-			if pending && !isSpace(c) {
-				w.scan(key)
-				pending = false
-			}
-			i++
-			continue
-		}
-		s := stringAt(b, i+1)
-		i = s.end + 1
-		j := i
-		for j < len(b) && isSpace(b[j]) {
-			j++
-		}
-		switch {
-		case j < len(b) && b[j] == ':':
-			if pending {
-				w.scan(key)
-			}
-			key, pending, i = s, true, j+1
-		case pending:
-			w.member(key, s)
-			pending = false
-		default:
-			w.scan(s)
-		}
-	}
-	if pending {
-		w.scan(key)
-	}
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // stringAt returns the string whose content starts at i: up to the next
 // unescaped quote, or the end of b. Each byte is looked at a bounded
 // number of times: quote is the next quote not yet known to be escaped.
@@ -137,61 +80,6 @@ func stringAt(b []byte, i int) str {
 		}
 		s.esc = true
 		i += e + 2 // past the backslash and the byte it escapes
-	}
-}
-
-// scan scans one string on its own.
-func (w *walker) scan(s str) {
-	text := w.body[s.start:s.end]
-	if s.esc {
-		w.buf = decode(text, w.buf[:0])
-		text = w.buf
-	}
-	w.spans = find(text, 0, w.spans[:0])
-	w.record(s, 0)
-}
-
-// member scans an object member's key on its own, then its value: with
-// the key before it ("key=value") when the key holds a name some rule
-// needs, else on its own.
-func (w *walker) member(key, val str) {
-	w.scan(key)
-	w.buf = w.appendText(w.buf[:0], key)
-	if !hasName(w.buf) {
-		w.scan(val)
-		return
-	}
-	from := len(w.buf) + 1
-	w.buf = w.appendText(append(w.buf, '='), val)
-	w.spans = find(w.buf, from, w.spans[:0])
-	w.record(val, from)
-}
-
-// appendText appends the decoded content of s to dst.
-func (w *walker) appendText(dst []byte, s str) []byte {
-	raw := w.body[s.start:s.end]
-	if !s.esc {
-		return append(dst, raw...)
-	}
-	return decode(raw, dst)
-}
-
-// record turns the spans found in s's text (which starts at offset
-// from of the scanned text) into matches on the body.
-func (w *walker) record(s str, from int) {
-	if len(w.spans) == 0 {
-		return
-	}
-	raw := w.body[s.start:s.end]
-	pos := make([]int, 0, 2*len(w.spans))
-	for _, sp := range w.spans {
-		pos = append(pos, sp.s-from, sp.e-from)
-	}
-	if s.esc {
-		rawPositions(raw, pos)
-	}
-	for i, sp := range w.spans {
-		w.matches = append(w.matches, Match{Rule: sp.r.ID, Start: s.start + pos[2*i], End: s.start + pos[2*i+1]})
 	}
 }
 

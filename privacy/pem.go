@@ -36,11 +36,57 @@ func findPEM(t []byte, start int) (int, int, bool) {
 	if h == nil {
 		return 0, 0, false
 	}
-	last, body := start+h[1], 0
-	for p := skipPEMSpace(t, last); p < len(t); p = skipPEMSpace(t, p) {
+	end, body := pemBody(t, start+h[1], true)
+	if body < pemMinBase64 {
+		return 0, 0, false
+	}
+	return start, end, true
+}
+
+// findKeyBody finds the base64 body of a private key written without its
+// BEGIN line (a key's lines kept apart from their header, a DER key in
+// base64): it starts as the DER encoding of a private key does — a
+// SEQUENCE holding the version INTEGER 0 or 1 (PKCS#1, PKCS#8, SEC1,
+// PKCS#12) — or as an OpenSSH key ("openssh-key-v1"), and goes on as
+// findPEM's body does.
+func findKeyBody(t []byte, start int) (int, int, bool) {
+	if start > 0 && base64Chars.has(before(t, start)) || !derKeyPrefix(t[start:]) {
+		return 0, 0, false
+	}
+	end, body := pemBody(t, start, false)
+	if body < pemMinBase64 {
+		return 0, 0, false
+	}
+	return start, end, true
+}
+
+// derKeyPrefix reports whether b starts with the base64 of a private
+// key's DER encoding: 30 82 LL LL 02 01 00 (MII..[AQgw]IBA), 30 81 LL 02
+// 01 0v (MI[E-H].AgE[AB]), 30 LL 02 01 0v (M[A-H].CAQ[A-H]), or an
+// OpenSSH key.
+func derKeyPrefix(b []byte) bool {
+	if len(b) < 9 || b[0] != 'M' {
+		return bytes.HasPrefix(b, []byte("b3BlbnNzaC1rZXktdjE"))
+	}
+	switch {
+	case b[1] == 'I' && b[2] == 'I':
+		return base64Chars.has(b[3]) && base64Chars.has(b[4]) && bytes.IndexByte([]byte("AQgw"), b[5]) >= 0 && string(b[6:9]) == "IBA"
+	case b[1] == 'I' && b[2] >= 'E' && b[2] <= 'H':
+		return base64Chars.has(b[3]) && string(b[4:7]) == "AgE" && (b[7] == 'A' || b[7] == 'B')
+	}
+	return b[1] >= 'A' && b[1] <= 'H' && base64Chars.has(b[2]) && string(b[3:6]) == "CAQ" && b[6] >= 'A' && b[6] <= 'H'
+}
+
+// pemBody follows a block's body from p: base64 tokens (and, when
+// header is set, the header lines of an encrypted block before them) to
+// the block's END line. It returns the end of the END line, or without
+// one the end of the last token, and the base64 characters it holds.
+func pemBody(t []byte, p int, header bool) (int, int) {
+	last, body := p, 0
+	for p = skipPEMSpace(t, p); p < len(t); p = skipPEMSpace(t, p) {
 		if bytes.HasPrefix(t[p:], []byte("-----END")) {
 			if f := pemEnd.FindIndex(t[p:min(len(t), p+pemHeaderWindow)]); f != nil && body >= pemMinBase64 {
-				return start, p + f[1], true
+				return p + f[1], body
 			}
 			break
 		}
@@ -48,19 +94,16 @@ func findPEM(t []byte, start int) (int, int, bool) {
 		switch tok := t[p:q]; {
 		case base64Chars.all(tok):
 			body += len(tok)
-		case body == 0 && len(tok) <= 64 && !bytes.HasPrefix(tok, []byte("--")) && headerChars.all(tok):
+		case header && body == 0 && len(tok) <= 64 && !bytes.HasPrefix(tok, []byte("--")) && headerChars.all(tok):
 		default:
-			q = -1
-		}
-		if q < 0 {
-			break
+			if k := base64Prefix(tok); k > 0 {
+				return p + k, body + k // a quote or a bracket right after the base64
+			}
+			return last, body
 		}
 		last, p = q, q
 	}
-	if body < pemMinBase64 {
-		return 0, 0, false
-	}
-	return start, last, true
+	return last, body
 }
 
 // skipPEMSpace skips whitespace and escaped line breaks (a backslash run
@@ -108,4 +151,13 @@ func pemTokenEnd(t []byte, p int) int {
 		}
 	}
 	return len(t)
+}
+
+// base64Prefix returns how many of tok's first bytes are base64.
+func base64Prefix(tok []byte) int {
+	k := 0
+	for k < len(tok) && base64Chars.has(tok[k]) {
+		k++
+	}
+	return k
 }

@@ -34,6 +34,8 @@ type rule struct {
 	right    *charset // nor the byte after the secret
 	long     bool     // a secret cut by the window goes on while bytes are in right
 	assign   bool     // the keyword is a name: ':' or '=' must follow it soon
+	nested   bool     // the keyword is a name and a nested value or an environment list's "value" follows it
+	alt      *rule    // tried where this rule finds nothing at a keyword
 	generic  bool     // lower priority when matches overlap
 	// ok, if set, is a last check of a match: win is the window the
 	// expression ran over, m its submatch indexes.
@@ -58,9 +60,22 @@ var (
 // or '=>', then opening quotes.
 const sep = `[\\"'\x60]{0,4}[ \t]{0,4}(?::=|=>|=\\u003[eE]|[:=])[ \t]{0,4}[\\"'\x60]{0,4}`
 
+// nestedSep is what may stand between a name and a value nested one
+// level below it, in JSON text: "password": {"value": "…"} or
+// "password": ["…"].
+const nestedSep = sep + `[\[{][ \t]*(?:\\?["']?[A-Za-z_]{1,16}\\?["']?[ \t]*:[ \t]*)?[\\"']{0,4}`
+
+// envSep is what may stand between a name and its value in an
+// environment list, in JSON or YAML text: "name": "API_TOKEN",
+// "value": "…" or - name: API_TOKEN⏎  value: ….
+const envSep = `[\\"'\x60]{0,4}[ \t]*,?[ \t]*(?:\r?\n|(?:\\r)?\\n)?[ \t]*[\\"'\x60]{0,4}(?i:value)` + sep
+
 // compile prepares every rule's expression, anchored at its start.
 func compile(rs []*rule) []*rule {
 	for _, r := range rs {
+		if r.alt != nil {
+			compile([]*rule{r.alt})
+		}
 		if r.pattern != "" {
 			r.re = regexp.MustCompile(`^(?:` + r.pattern + `)`)
 			r.body = matchable(r.pattern)
@@ -84,7 +99,7 @@ func (r *rule) match(t []byte, i int) (s, e int, found bool) {
 	if start < 0 || (r.left != nil && start > 0 && r.left.has(before(t, start))) {
 		return 0, 0, false
 	}
-	if r.assign && !assignmentFollows(t, i) {
+	if r.assign && !assignmentFollows(t, i) || r.nested && !nestedFollows(t, i) {
 		return 0, 0, false
 	}
 	if r.find != nil {
@@ -161,6 +176,13 @@ func escapes(t []byte, i int) bool {
 // a ':' or '=' follows. It is a cheap test before a name=value rule's
 // expression runs.
 func assignmentFollows(t []byte, i int) bool {
+	j := nameEnd(t, i)
+	return j < len(t) && (t[j] == ':' || t[j] == '=')
+}
+
+// nameEnd returns where the name whose keyword is at i ends: after the
+// rest of an identifier, closing quotes and blanks.
+func nameEnd(t []byte, i int) int {
 	j := i
 	for j < len(t) && j < i+32 && word.has(t[j]) || j < len(t) && t[j] == '-' {
 		j++
@@ -168,7 +190,34 @@ func assignmentFollows(t []byte, i int) bool {
 	for k := 0; j < len(t) && k < 8 && (t[j] == '"' || t[j] == '\'' || t[j] == '\\' || t[j] == '`' || t[j] == ' ' || t[j] == '\t'); k++ {
 		j++
 	}
-	return j < len(t) && (t[j] == ':' || t[j] == '=')
+	return j
+}
+
+// nestedFollows reports whether the keyword at i is a name followed by
+// a nested value ("password": {… or "token": [… ) or by an environment
+// list's value (valueFollows).
+func nestedFollows(t []byte, i int) bool {
+	j := nameEnd(t, i)
+	if j < len(t) && (t[j] == ':' || t[j] == '=') {
+		for j++; j < len(t) && j < i+64 && (t[j] == ' ' || t[j] == '\t' || t[j] == '"' || t[j] == '\'' || t[j] == '\\'); j++ {
+		}
+		return j < len(t) && (t[j] == '{' || t[j] == '[')
+	}
+	return valueFollows(t, j)
+}
+
+// valueFollows reports whether "value" follows t[j:] after a comma, a
+// line break (or its escape), blanks and quotes: the value of an
+// environment list's entry.
+func valueFollows(t []byte, j int) bool {
+	if j < len(t) && t[j] == ',' {
+		j++
+	}
+	for k := 0; j < len(t) && k < 12 && (t[j] == ' ' || t[j] == '\t' || t[j] == '\n' || t[j] == '\r' ||
+		t[j] == '"' || t[j] == '\'' || t[j] == '\\' || t[j] == 'n' && t[j-1] == '\\'); k++ {
+		j++
+	}
+	return len(t)-j >= 5 && containsFold(t[j:j+5], []byte("value"))
 }
 
 // matchable returns the bytes a match of pattern may hold (a byte of a

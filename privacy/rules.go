@@ -141,7 +141,7 @@ var rules = compile([]*rule{
 
 	// Keys and tokens of any issuer.
 	{Rule: Rule{"private-key", "private key block: -----BEGIN … PRIVATE KEY----- (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP) to its END line, or to where its base64 stops if the END line is missing"},
-		keywords: []string{"-----BEGIN"}, find: findPEM},
+		keywords: []string{"-----BEGIN"}, find: findPEM}, // and findKeyBody, from the base64 runs (views.go)
 	{Rule: Rule{"age-secret-key", "age encryption secret key: AGE-SECRET-KEY-1 and 58 bech32 characters"},
 		keywords: []string{"AGE-SECRET-KEY-1"}, pattern: `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`, left: alnum, right: alnum},
 	{Rule: Rule{"jwt", "JSON Web Token: three base64url parts, header and payload JSON objects (eyJ…), header naming its alg"},
@@ -151,6 +151,8 @@ var rules = compile([]*rule{
 		keywords: []string{"svt1_"}, pattern: `svt1_[a-z2-7]{24}_[A-Za-z0-9_-]{43}`, left: word, right: wordDash},
 
 	// Generic: a credential recognised by its context only.
+	{Rule: Rule{"cli-password", "password given to a command: --password=…, --password …, --passwd, --passphrase (and --db-password…), mysql -p…, sshpass -p …, PGPASSWORD=…, MYSQL_PWD=…, REDISCLI_AUTH=…"},
+		keywords: []string{"-pass", "-pwd", "mysql", "mariadb", "sshpass", "PGPASSWORD=", "MYSQL_PWD=", "REDISCLI_AUTH="}, find: findCLIPassword},
 	{Rule: Rule{"url-password", "password in a URL's user information: scheme://user:password@host"},
 		keywords: []string{"://"}, generic: true,
 		pattern: `://([^:/?#@\s"'\\<>\[\]]*):([^/?#@\s"'\\<>]+)@[A-Za-z0-9\[]`, group: 2, ok: urlPassword},
@@ -163,9 +165,18 @@ var rules = compile([]*rule{
 		right: chars("A-Za-z0-9._~+/=-"), ok: highEntropy(1)},
 	{Rule: Rule{"generic-secret", "a value of 16 or more characters, with letters and digits and high entropy, assigned to a name holding api_key, apikey, secret, token, password or passwd (API_KEY=…, \"client_secret\": \"…\", password: …)"},
 		keywords: []string{"api_key", "api-key", "apikey", "secret", "token", "password", "passwd"}, fold: true, assign: true, generic: true,
-		pattern: `(?i:api[_-]?key|secret|token|passw(?:or)?d)(?i:[_-]?(?:key|token|secret))?` + sep + `([A-Za-z0-9_+/=~-]{16,})`,
-		group:   1, right: chars("A-Za-z0-9_+/=~.([-"), ok: genericValue},
+		pattern: secretName + sep + `([A-Za-z0-9_+/=~-]{16,})`,
+		group:   1, right: chars("A-Za-z0-9_+/=~.([-"), ok: genericValue,
+		// Where that fails: a value nested below its name or given in an
+		// environment list's next member, where that shape follows the
+		// name (nestedFollows).
+		alt: &rule{Rule: Rule{ID: "generic-secret"}, fold: true, nested: true, generic: true,
+			pattern: secretName + `(?:` + nestedSep + `|` + envSep + `)([A-Za-z0-9_+/=~-]{16,})`,
+			group:   1, right: chars("A-Za-z0-9_+/=~.([-"), ok: genericValue}},
 })
+
+// secretName is the name generic-secret needs before a value.
+const secretName = `(?i:api[_-]?key|secret|token|passw(?:or)?d)(?i:[_-]?(?:key|token|secret))?`
 
 // Rules returns the rule set, in the order of the README's list.
 func Rules() []Rule {

@@ -123,11 +123,31 @@ func find(t []byte, from int, out []span) []span {
 			if !ref.at(t, i) {
 				continue
 			}
-			if s, e, ok := ref.r.match(t, i); ok && s >= from {
+			s, e, ok := ref.r.match(t, i)
+			if !ok && ref.r.alt != nil {
+				s, e, ok = ref.r.alt.match(t, i)
+			}
+			if ok && s >= from {
 				out = append(out, span{s, e, ref.r})
 			}
 		}
 	}
+	return merge(out, n)
+}
+
+// scanner holds the buffers of a scan.
+type scanner struct {
+	v     view
+	tmp   []span
+	keys  []span
+	edits []edit
+}
+
+// findAll is find over t and over each of its views (views.go).
+func (sc *scanner) findAll(t []byte, from int, out []span) []span {
+	n := len(out)
+	out = find(t, from, out)
+	out = sc.views(t, from, out)
 	return merge(out, n)
 }
 

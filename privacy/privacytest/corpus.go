@@ -8,9 +8,11 @@ package privacytest
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -192,6 +194,7 @@ func expand(tb testing.TB, name, tpl, rule string, rng *rand.Rand, jsonMode bool
 		t.WriteString(tpl[:open])
 		w.WriteString(tpl[:open])
 		secret, parts := generate(tb, name, tpl[open+len("⟦"):open+end], rng, jsonMode)
+		secret, parts = encode(secret, parts)
 		t.WriteString(secret)
 		w.WriteString("[REDACTED:" + rule + "]")
 		if !strings.ContainsAny(secret, "\n\\") && len(secret) >= 12 {
@@ -207,6 +210,32 @@ func expand(tb testing.TB, name, tpl, rule string, rng *rand.Rand, jsonMode bool
 	w.WriteString(tpl)
 	return t.String(), w.String(), needles
 }
+
+// encodings wrap a generated secret whose template starts with their
+// name and a colon: ⟦base64:…⟧ holds the standard base64 of the
+// secret's text (\n, \r, \t and \\ first turned into the bytes they
+// stand for, in text and JSON templates alike), ⟦url:…⟧ its URL query
+// encoding (url.QueryEscape).
+var encodings = map[string]func(string) string{
+	"base64": func(s string) string { return base64.StdEncoding.EncodeToString([]byte(unescape(s))) },
+	"url":    url.QueryEscape,
+}
+
+// encode applies the encoding a secret's template names, if any; the
+// needles of an encoded secret are the encoded secret itself.
+func encode(secret string, parts []string) (string, []string) {
+	for name, enc := range encodings {
+		if rest, ok := strings.CutPrefix(secret, name+":"); ok {
+			return enc(rest), []string{enc(rest)}
+		}
+	}
+	return secret, parts
+}
+
+// invisible are the invisible characters a secret's template may hold:
+// {zwsp:N} is N zero-width spaces (U+200B), {zwj:N} zero-width joiners,
+// {shy:N} soft hyphens, {bom:N} byte order marks (U+FEFF).
+var invisible = map[string]string{"zwsp": "\u200b", "zwj": "\u200d", "shy": "\u00ad", "bom": "\ufeff"}
 
 // generate expands the directives of one secret's template.
 func generate(tb testing.TB, name, tpl string, rng *rand.Rand, jsonMode bool) (string, []string) {
@@ -239,6 +268,8 @@ func generate(tb testing.TB, name, tpl string, rng *rand.Rand, jsonMode bool) (s
 				piece = append(piece, random(rng, classes["b64"], 64))
 			}
 			b.WriteString(strings.Join(piece, sep))
+		case "zwsp", "zwj", "shy", "bom":
+			b.WriteString(strings.Repeat(invisible[class], n))
 		default:
 			chars, ok := classes[class]
 			if !ok {
