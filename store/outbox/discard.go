@@ -48,11 +48,15 @@ func (db *DB) Discard(s State, ids ...string) ([]Result, error) {
 	return out, nil
 }
 
-// records reads every record in state s, in enqueue order.
+// records reads every sound record in state s, in enqueue order; the
+// damaged ones are left out.
 func records(tx *bbolt.Tx, s State) ([]*record, error) {
 	var recs []*record
 	err := tx.Bucket(bucketOf(s)).ForEach(func(k, v []byte) error {
-		r, err := decodeRecord(k, v)
+		r, err := decodeRecord(s, k, v)
+		if isDamaged(err) {
+			return nil // DiscardDamaged drops it
+		}
 		if err == nil {
 			recs = append(recs, r)
 		}
