@@ -63,8 +63,8 @@ func damagedOutbox(t *testing.T, hit func(b []byte, body, id int)) string {
 // another id, and the overwrite failed every call.
 func TestOutboxDamagedRecord(t *testing.T) {
 	for name, hit := range map[string]func(b []byte, body, id int){
-		"body byte flipped":  func(b []byte, body, _ int) { b[body+20] ^= 0x01 },
-		"op id byte flipped": func(b []byte, _, id int) { b[id] ^= 0x02 }, // "p17" → "r17"… still valid JSON
+		"body byte flipped":  func(b []byte, body, _ int) { b[body+21] ^= 0x20 }, // a letter of the base64: the body still decodes
+		"op id byte flipped": func(b []byte, _, id int) { b[id] ^= 0x02 },        // "p17" → "r17"… still valid JSON
 		"64 bytes overwritten": func(b []byte, body, _ int) {
 			r := rand.New(rand.NewPCG(1, 2))
 			for i := range 64 {
