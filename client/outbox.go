@@ -165,7 +165,9 @@ func (o *Outbox) Close() error {
 
 // Flush sends every pending op, one batch at a time, and returns nil once
 // nothing is pending (then it compacts the file if it is mostly free
-// pages). Each batch carries the epoch of the Share that r redeemed, and
+// pages). A pending op whose record is damaged (it fails its checksum) is
+// never sent: Flush sends the healthy ops around it, and Status counts it
+// in Damaged. Each batch carries the epoch of the Share that r redeemed, and
 // its ack is matched to its ops by op id: applied and duplicate ops are
 // done, rejected ones failed (see Failed; a rejection does not make Flush
 // fail).

@@ -25,6 +25,10 @@ const (
 	// OpUnknown: the outbox does not hold the op id: never enqueued, or
 	// done and since pruned (OutboxOptions.KeepDone).
 	OpUnknown
+	// OpDamaged: the op's record in the outbox file fails its checksum:
+	// it is never sent. Outbox.Damaged lists it and DiscardDamaged drops
+	// it.
+	OpDamaged
 )
 
 // opStates maps the outbox file's states to OpState.
@@ -33,11 +37,14 @@ var opStates = [...]OpState{
 	outbox.StateDone:    OpDone,
 	outbox.StateFailed:  OpFailed,
 	outbox.StateUnknown: OpUnknown,
+	outbox.StateDamaged: OpDamaged,
 }
 
-// String returns "pending", "done", "failed" or "unknown".
+// String returns "pending", "done", "failed", "damaged" or "unknown".
 func (s OpState) String() string {
 	switch s {
+	case OpDamaged:
+		return "damaged"
 	case OpPending:
 		return "pending"
 	case OpDone:
@@ -100,6 +107,9 @@ type OutboxStatus struct {
 	LastErrorAt     time.Time
 	ShareID         sharevat.ShareID // the share the outbox is bound to; "" before the first flush
 	Failed          []OutboxResult   // rejected ops (OpFailed), in enqueue order
+	// Damaged counts the records that fail their checksum (see
+	// Outbox.Damaged): never sent, not in Pending, Done or Failed.
+	Damaged int
 }
 
 // Status summarises the outbox, with the list of failed ops.
@@ -112,8 +122,20 @@ func (o *Outbox) Status() (OutboxStatus, error) {
 	return OutboxStatus{
 		Pending: st.Pending, Done: st.Done, LastAckedCursor: st.LastAckedCursor,
 		LastError: st.LastError, LastErrorAt: st.LastErrorAt, ShareID: st.ShareID, Failed: failed,
+		Damaged: st.Damaged,
 	}, err
 }
+
+// Damaged lists the records of the outbox file that fail their checksum
+// (each a *outbox.DamagedRecordError naming the file, the record and the
+// op id as far as it can be read). They are never sent; Flush sends the
+// healthy ops around them.
+func (o *Outbox) Damaged() ([]*outbox.DamagedRecordError, error) { return o.db.Damaged() }
+
+// DiscardDamaged drops the damaged records (see Damaged) and returns
+// them. A dropped pending op is never sent: enqueue it again if it is
+// still wanted.
+func (o *Outbox) DiscardDamaged() ([]*outbox.DamagedRecordError, error) { return o.db.DiscardDamaged() }
 
 // Failed lists the rejected ops (reason and message), in enqueue order.
 // They stay until their op id is enqueued again.

@@ -235,7 +235,14 @@ func sendAndReport(ctx context.Context, env *Env, cf *clientFlags, ob *client.Ou
 	if ferr != nil {
 		return flushFailed(ctx, env, cf, ob, sum, ferr, t.lastDialErr())
 	}
-	return reportRun(env, cf.json, sum)
+	rerr := reportRun(env, cf.json, sum)
+	if derr := damagedLeft(ob); derr != nil {
+		if rerr == nil {
+			return derr
+		}
+		fmt.Fprintf(env.Stderr, "sharevat: %s\n", derr)
+	}
+	return rerr
 }
 
 // runSummary is what happened to the ops of one run.

@@ -102,6 +102,7 @@ type outboxInfo struct {
 	Pending   int              `json:"pending"`
 	Failed    int              `json:"failed"`
 	Done      int              `json:"done"`
+	Damaged   int              `json:"damaged"` // records failing their checksum: never sent
 	Size      int64            `json:"size"`
 	Head      sharevat.Cursor  `json:"last_acked_head"`
 	LastError string           `json:"last_error,omitempty"`
@@ -126,7 +127,7 @@ func readOutbox(path string, lockWait time.Duration) outboxInfo {
 		info.Problem = oneLine(err.Error())
 		return info
 	}
-	info.ShareID, info.Pending, info.Failed, info.Done = st.ShareID, st.Pending, st.Failed, st.Done
+	info.ShareID, info.Pending, info.Failed, info.Done, info.Damaged = st.ShareID, st.Pending, st.Failed, st.Done, st.Damaged
 	info.Head, info.LastError = st.LastAckedCursor, oneLine(st.LastError)
 	return info
 }
@@ -146,7 +147,7 @@ bound it), grant, pending, failed and done ops, size on disk, and the last
 flush error. An outbox another sharevat process is using is waited for
 (--lock-wait); one that cannot be read is listed with why.
 --json prints an array of {"path","share_id","grant_id","pending","failed",
-"done","size","last_acked_head","last_error","problem"}.`,
+"done","damaged","size","last_acked_head","last_error","problem"}.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var sf stateFlags
 		var asJSON bool
@@ -191,6 +192,9 @@ func printOutboxes(env *Env, infos []outboxInfo) error {
 	fmt.Fprintln(tw, "SHARE\tGRANT\tPENDING\tFAILED\tSIZE\tLAST ERROR")
 	for _, in := range infos {
 		last := orDash(in.LastError)
+		if in.Damaged > 0 {
+			last = fmt.Sprintf("%d damaged record(s), never sent: see 'sharevat outbox show'", in.Damaged)
+		}
 		if in.Problem != "" {
 			last = "cannot read: " + in.Problem
 		}

@@ -23,9 +23,12 @@ var outboxShowCommand = command{
 	summary: "show one outbox: its summary and each pending and failed op",
 	long: `Shows one outbox — by default the token's own — with its share, counts and
 last flush error, then each pending op (and its batch, once assigned) and
-each failed op with the server's reason. Op bodies are not printed.
+each failed op with the server's reason, and each damaged record (one
+that fails its checksum: never sent; 'outbox discard --damaged' drops it)
+with its enqueue seq and its op id as far as it can be read. Op bodies
+are not printed.
 --json prints {"outbox": {...as list...}, "ops": [{"op_id","state",
-"batch_id","reason","message"}]}.`,
+"batch_id","reason","message","record"}]}.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var of outboxFlags
 		of.register(fs)
@@ -40,6 +43,7 @@ type outboxOp struct {
 	BatchID string `json:"batch_id,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+	Record  uint64 `json:"record,omitempty"` // a damaged record's enqueue seq
 }
 
 func showOutbox(env *Env, of *outboxFlags) error {
@@ -76,7 +80,11 @@ func outboxOps(path string, lockWait time.Duration) ([]outboxOp, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops := make([]outboxOp, 0, len(pending)+len(failed))
+	damaged, err := db.Damaged()
+	if err != nil {
+		return nil, err
+	}
+	ops := make([]outboxOp, 0, len(pending)+len(failed)+len(damaged))
 	for _, r := range append(pending, failed...) {
 		op := outboxOp{OpID: r.OpID, State: r.State.String(), BatchID: r.BatchID, Message: r.Message}
 		if r.State == outbox.StateFailed {
@@ -84,13 +92,16 @@ func outboxOps(path string, lockWait time.Duration) ([]outboxOp, error) {
 		}
 		ops = append(ops, op)
 	}
-	return ops, nil
+	return append(ops, damagedOps(damaged)...), nil
 }
 
 func printOutbox(env *Env, in outboxInfo, ops []outboxOp) error {
 	w := env.Stdout
 	fmt.Fprintf(w, "outbox %s\nshare %s, grant %s: %d pending, %d failed, %d done, %s\n",
 		in.Path, orDash(string(in.ShareID)), orDash(string(in.GrantID)), in.Pending, in.Failed, in.Done, humanBytes(in.Size))
+	if in.Damaged > 0 {
+		fmt.Fprintf(w, "%d damaged record(s), never sent: drop them with 'sharevat outbox discard --damaged'\n", in.Damaged)
+	}
 	if in.LastError != "" {
 		fmt.Fprintf(w, "last flush error: %s\n", in.LastError)
 	}
@@ -108,25 +119,34 @@ func printOutbox(env *Env, in outboxInfo, ops []outboxOp) error {
 
 var outboxDiscardCommand = command{
 	name:    "discard",
-	args:    "--pending|--failed [--op ID]... [--yes] [--outbox FILE | --grant ID | --token-file F]",
-	summary: "drop pending or failed ops from an outbox",
+	args:    "--pending|--failed|--damaged [--op ID]... [--yes] [--outbox FILE | --grant ID | --token-file F]",
+	summary: "drop pending, failed or damaged ops from an outbox",
 	long: `Drops ops from one outbox — by default the token's own: with --pending the
 ops not yet acknowledged (they are never sent; one already sent whose
 answer was lost may still have been applied), with --failed the ops the
-server rejected (they are only kept to be looked at). --op limits it to
+server rejected (they are only kept to be looked at), with --damaged
+exactly the records that fail their checksum (never sent; 'outbox show'
+lists them), and nothing else. --op limits --pending and --failed to
 those op ids. Asks for confirmation on a terminal; elsewhere pass --yes.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var of outboxFlags
-		var pending, failed, yes bool
+		var pending, failed, damaged, yes bool
 		var ids []string
 		of.register(fs)
 		fs.BoolVar(&pending, "pending", false, "discard pending ops")
 		fs.BoolVar(&failed, "failed", false, "discard failed (rejected) ops")
+		fs.BoolVar(&damaged, "damaged", false, "discard the damaged records (those that fail their checksum), and only them")
 		fs.StringArrayVar(&ids, "op", nil, "only this op id (repeat for more)")
 		fs.BoolVar(&yes, "yes", false, "do not ask for confirmation")
 		return func(_ context.Context, env *Env) error {
-			if pending == failed {
-				return usagef("pass exactly one of --pending and --failed")
+			if n := btoi(pending) + btoi(failed) + btoi(damaged); n != 1 {
+				return usagef("pass exactly one of --pending, --failed and --damaged")
+			}
+			if damaged {
+				if len(ids) > 0 {
+					return usagef("--op does not go with --damaged: a damaged record's op id cannot be trusted")
+				}
+				return discardDamaged(env, &of, yes)
 			}
 			state := outbox.StatePending
 			if failed {
@@ -217,7 +237,7 @@ func gcOutboxes(env *Env, sf *stateFlags, empty, dry bool) error {
 	}
 	removed := 0
 	for _, in := range infos {
-		if in.Problem != "" || in.Pending+in.Failed > 0 || !(empty || refusedToken(in.LastError)) {
+		if in.Problem != "" || in.Pending+in.Failed+in.Damaged > 0 || !(empty || refusedToken(in.LastError)) {
 			continue
 		}
 		if !dry {

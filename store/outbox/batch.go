@@ -39,7 +39,10 @@ func assigned(tx *bbolt.Tx) ([]*record, bool, error) {
 	var recs []*record
 	c := tx.Bucket(bucketPending).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		r, err := decodeRecord(k, v)
+		r, err := decodeRecord(StatePending, k, v)
+		if isDamaged(err) {
+			continue // never sent; Damaged lists it
+		}
 		if err != nil {
 			return nil, true, err
 		}
@@ -74,7 +77,10 @@ func front(tx *bbolt.Tx, maxOps, maxBytes int) ([]*record, error) {
 	bytes := 0
 	c := tx.Bucket(bucketPending).Cursor()
 	for k, v := c.First(); k != nil && len(recs) < maxOps; k, v = c.Next() {
-		r, err := decodeRecord(k, v)
+		r, err := decodeRecord(StatePending, k, v)
+		if isDamaged(err) {
+			continue // never sent; Damaged lists it
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -155,6 +161,7 @@ func finish(tx *bbolt.Tx, r *record, res sharevat.OpResult, now time.Time) error
 	if res.Status == sharevat.StatusRejected {
 		return putRecord(tx, r, StateFailed)
 	}
+	r.Body, r.DependsOn = nil, nil // a done op is only looked up: its result is what counts
 	return putRecord(tx, r, StateDone)
 }
 
@@ -186,15 +193,25 @@ func prune(tx *bbolt.Tx, keep int) error {
 		k, v = c.Prev()
 	}
 	var drop []*record
+	var damaged [][]byte // old done results whose record is damaged: they go too
 	for ; k != nil; k, v = c.Prev() {
-		r, err := decodeRecord(k, v)
-		if err != nil {
+		r, err := decodeRecord(StateDone, k, v)
+		switch {
+		case isDamaged(err):
+			damaged = append(damaged, append([]byte(nil), k...))
+		case err != nil:
 			return err
+		default:
+			drop = append(drop, r)
 		}
-		drop = append(drop, r)
 	}
 	for _, r := range drop {
 		if err := dropRecord(tx, r, StateDone); err != nil {
+			return err
+		}
+	}
+	for _, k := range damaged {
+		if err := tx.Bucket(bucketDone).Delete(k); err != nil {
 			return err
 		}
 	}
@@ -206,7 +223,7 @@ func dropRecord(tx *bbolt.Tx, r *record, s State) error {
 		return err
 	}
 	ids := tx.Bucket(bucketIDs)
-	if seq, st, err := parseIDEntry(ids.Get([]byte(r.OpID))); err == nil && seq == r.seq && st == s {
+	if seq, st, err := parseIDEntry([]byte(r.OpID), ids.Get([]byte(r.OpID))); err == nil && seq == r.seq && st == s {
 		return ids.Delete([]byte(r.OpID))
 	}
 	return nil

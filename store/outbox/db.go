@@ -14,8 +14,9 @@ import (
 	"sharevat/store/internal/boltutil"
 )
 
-// formatVersion is the version of the on-disk layout (doc.go).
-const formatVersion = 1
+// formatVersion is the version of the on-disk layout (doc.go). Version 1
+// had no checksums; Open upgrades it (upgradeV1).
+const formatVersion = 2
 
 var (
 	bucketMeta    = []byte("meta")
@@ -86,11 +87,21 @@ func Open(path string, opts Options) (*DB, error) {
 // openLocked opens path and locks the file that is at path once the lock
 // is held. A Compact by another holder renames a new file over the one a
 // waiter opened: the waiter then holds the lock of a file that is no
-// longer at path, and tries again, until deadline.
+// longer at path, and tries again, until deadline. That holds for the
+// structural check too (boltutil.ErrMoved): it checks a file only under
+// its lock and only while it is at path, so a healthy outbox that another
+// process compacts is never called damaged.
 func openLocked(path string, opts Options, deadline time.Time) (*DB, error) {
 	for {
 		pinned, _ := os.Open(path) // nil for a file not made yet
 		db, err := openFile(path, opts, max(time.Until(deadline), time.Millisecond))
+		if errors.Is(err, boltutil.ErrMoved) { // compacted (or removed) by the holder while we waited
+			closeFile(pinned)
+			if time.Now().Before(deadline) {
+				continue
+			}
+			return nil, inUse(path, opts)
+		}
 		if err != nil || pinned == nil {
 			closeFile(pinned)
 			return db, err
@@ -105,10 +116,15 @@ func openLocked(path string, opts Options, deadline time.Time) (*DB, error) {
 			return nil, fmt.Errorf("outbox: open %s: %w", path, err)
 		}
 		if time.Now().After(deadline) {
-			return nil, sharevat.Errorf(sharevat.EUnavailable,
-				"outbox %s is in use by another sharevat process (waited %s)", path, opts.LockTimeout)
+			return nil, inUse(path, opts)
 		}
 	}
+}
+
+// inUse is the error of an Open that waited opts.LockTimeout in vain.
+func inUse(path string, opts Options) error {
+	return sharevat.Errorf(sharevat.EUnavailable,
+		"outbox %s is in use by another sharevat process (waited %s)", path, opts.LockTimeout)
 }
 
 // sameFile reports whether f is the file now at path.
@@ -135,8 +151,7 @@ func closeFile(f *os.File) {
 func openFile(path string, opts Options, timeout time.Duration) (*DB, error) {
 	bdb, err := boltutil.Open(path, "outbox", bbolt.Options{Timeout: timeout})
 	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, sharevat.Errorf(sharevat.EUnavailable,
-			"outbox %s is in use by another sharevat process (waited %s)", path, opts.LockTimeout)
+		return nil, inUse(path, opts)
 	}
 	var damaged *boltutil.DamagedError
 	if errors.As(err, &damaged) {
@@ -160,6 +175,9 @@ func initBuckets(tx *bbolt.Tx) error {
 		}
 	}
 	meta := tx.Bucket(bucketMeta)
+	if v := meta.Get(keyFormat); len(v) == 1 && v[0] == 1 {
+		return upgradeV1(tx)
+	}
 	return boltutil.CheckFormat(meta, keyFormat, formatVersion, "outbox")
 }
 
@@ -196,6 +214,11 @@ func (db *DB) update(op string, fn func(*bbolt.Tx) error) error {
 // wrap translates a bbolt error for op (boltutil.File.Wrap); a damaged
 // page names the file.
 func (db *DB) wrap(op string, err error) error {
+	var d *DamagedRecordError
+	if errors.As(err, &d) {
+		d.Path = db.path
+		return d
+	}
 	err = outboxFile.Wrap(op, err)
 	if errors.Is(err, boltutil.ErrCorrupt) {
 		return &boltutil.DamagedError{Kind: "outbox", Path: db.path, Detail: err.Error()}

@@ -48,11 +48,15 @@ func (db *DB) Discard(s State, ids ...string) ([]Result, error) {
 	return out, nil
 }
 
-// records reads every record in state s, in enqueue order.
+// records reads every sound record in state s, in enqueue order; the
+// damaged ones are left out.
 func records(tx *bbolt.Tx, s State) ([]*record, error) {
 	var recs []*record
 	err := tx.Bucket(bucketOf(s)).ForEach(func(k, v []byte) error {
-		r, err := decodeRecord(k, v)
+		r, err := decodeRecord(s, k, v)
+		if isDamaged(err) {
+			return nil // DiscardDamaged drops it
+		}
 		if err == nil {
 			recs = append(recs, r)
 		}
@@ -61,12 +65,12 @@ func records(tx *bbolt.Tx, s State) ([]*record, error) {
 	return recs, err
 }
 
-// ErrNotEmpty is Remove's answer for an outbox that still holds pending
-// or failed ops.
+// ErrNotEmpty is Remove's answer for an outbox that still holds pending,
+// failed or damaged ops.
 var ErrNotEmpty = errors.New("outbox: still holds pending or failed ops")
 
-// Remove deletes the outbox file at path if it holds no pending and no
-// failed op, taking its lock first (waiting up to opts.LockTimeout), so
+// Remove deletes the outbox file at path if it holds no pending, no
+// failed and no damaged op, taking its lock first (waiting up to opts.LockTimeout), so
 // no other process is using it while it goes. Errors: ErrNotEmpty; those
 // of Open.
 func Remove(path string, opts Options) error {
@@ -79,7 +83,7 @@ func Remove(path string, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if st.Pending+st.Failed > 0 {
+	if st.Pending+st.Failed+st.Damaged > 0 {
 		return ErrNotEmpty
 	}
 	if err := os.Remove(path); err != nil {

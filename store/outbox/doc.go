@@ -51,16 +51,33 @@
 // legitimately empty: Open refuses a 0-byte file, and one that fails the
 // structural check (cut short, damaged pages), with one line naming the
 // file ("the outbox file <path> is damaged: …; restore it from a
-// backup"), and leaves it untouched. A damaged page met later fails that
+// backup"), and leaves it untouched. The check runs only under the
+// file's lock and only while the locked file is the one at the path, so a
+// file that its holder compacted while Open waited is opened again, never
+// called damaged. A damaged page met later fails that
 // call with an error naming the file, never a panic. A write that fails
 // for want of space is EUnavailable.
 //
-// # On-disk layout, format version 1
+// # Damaged records
+//
+// bbolt checks its pages' structure, not their data, so every record and
+// every ids entry is sealed with a CRC-32C of its key and content
+// (checksum.go). One that fails it is a *DamagedRecordError, naming the
+// file, the record (state, enqueue seq) and its op id as far as it can be
+// read: Next never sends it (the healthy ops go around it), the listings
+// leave it out, Status counts it in Damaged, Damaged lists it and
+// DiscardDamaged drops it. The meta values are not sealed.
+//
+// # On-disk layout, format version 2
 //
 // Integers are big-endian. Records are JSON (see record.go), times in
-// RFC 3339 with nanoseconds.
+// RFC 3339 with nanoseconds, each value sealed: 4 bytes of CRC-32C
+// (Castagnoli) of key ‖ content, then the content. Format 1 (no seals)
+// is upgraded in place, in one transaction, when Open first meets it; a
+// format 1 record that does not decode is left unsealed, so that it reads
+// as damaged.
 //
-//	meta     "format"  → 1 byte, the format version (1)
+//	meta     "format"  → 1 byte, the format version (2)
 //	         "share"   → the share id the outbox is bound to (once known)
 //	         "server"  → the server URL last flushed to (informational)
 //	         "head"    → 8 bytes, the share's head in the last ack
@@ -70,10 +87,10 @@
 //	pending  enqueue seq (8 bytes) → JSON record: the op, enqueue time,
 //	         and once assigned its batch id and seq in the batch
 //	done     enqueue seq → JSON record with the result (applied or
-//	         duplicate, cursor, ack time); the oldest are pruned beyond
+//	         duplicate, cursor, ack time) and no body; the oldest are pruned beyond
 //	         Options.KeepDone
 //	failed   enqueue seq → JSON record with the result (rejected, reason,
 //	         message); kept until the op id is enqueued again
 //	ids      op id → enqueue seq (8 bytes) ‖ state (1 byte: 0 pending,
-//	         1 done, 2 failed)
+//	         1 done, 2 failed), sealed with the op id as its key
 package outbox

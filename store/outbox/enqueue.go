@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -55,9 +56,9 @@ func forgetFinished(tx *bbolt.Tx, op *sharevat.Op) (bool, error) {
 	if v == nil {
 		return true, nil
 	}
-	seq, state, err := parseIDEntry(v)
+	seq, state, err := parseIDEntry([]byte(op.OpID), v)
 	if err != nil {
-		return false, err
+		return false, &DamagedRecordError{Index: true, OpID: op.OpID, Detail: err.Error()}
 	}
 	if state != StatePending {
 		return true, tx.Bucket(bucketOf(state)).Delete(seqKey(seq))
@@ -81,14 +82,22 @@ func putRecord(tx *bbolt.Tx, r *record, s State) error {
 	if err := tx.Bucket(bucketOf(s)).Put(seqKey(r.seq), v); err != nil {
 		return err
 	}
-	return tx.Bucket(bucketIDs).Put([]byte(r.OpID), idEntry(r.seq, s))
+	return tx.Bucket(bucketIDs).Put([]byte(r.OpID), idEntry(r.OpID, r.seq, s))
 }
 
+// getRecord reads the record seq of state s: an error if it is missing, a
+// *DamagedRecordError if it is damaged.
 func getRecord(tx *bbolt.Tx, seq uint64, s State) (*record, error) {
 	k := seqKey(seq)
 	v := tx.Bucket(bucketOf(s)).Get(k)
 	if v == nil {
 		return nil, fmt.Errorf("index points at missing %s record %d", s, seq)
 	}
-	return decodeRecord(k, v)
+	return decodeRecord(s, k, v)
+}
+
+// isDamaged reports whether err is a *DamagedRecordError.
+func isDamaged(err error) bool {
+	var d *DamagedRecordError
+	return errors.As(err, &d)
 }

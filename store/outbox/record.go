@@ -13,17 +13,20 @@ import (
 type State uint8
 
 // The op states. StateUnknown is for op ids the outbox does not hold (never
-// enqueued, or a done record pruned).
+// enqueued, or a done record pruned); StateDamaged for one whose record
+// or ids entry is damaged (DamagedRecordError). Only the first three are
+// stored.
 const (
 	StatePending State = iota
 	StateDone
 	StateFailed
 	StateUnknown
+	StateDamaged
 )
 
-var stateNames = [...]string{"pending", "done", "failed", "unknown"}
+var stateNames = [...]string{"pending", "done", "failed", "unknown", "damaged"}
 
-// String returns "pending", "done", "failed" or "unknown".
+// String returns "pending", "done", "failed", "unknown" or "damaged".
 func (s State) String() string {
 	if int(s) < len(stateNames) {
 		return stateNames[s]
@@ -92,30 +95,49 @@ func (r *record) size() int {
 	return op.Size()
 }
 
-func (r *record) encode() ([]byte, error) { return json.Marshal(r) }
+// encode returns the record's value: its JSON, sealed with the checksum
+// of its key and the JSON (checksum.go).
+func (r *record) encode() ([]byte, error) {
+	js, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return seal(seqKey(r.seq), js), nil
+}
 
-func decodeRecord(k, v []byte) (*record, error) {
-	r := &record{}
+// decodeRecord decodes the value v at key k of state s's bucket; a value
+// that fails its checksum or does not decode is a *DamagedRecordError.
+func decodeRecord(s State, k, v []byte) (*record, error) {
 	if len(k) != 8 {
-		return nil, fmt.Errorf("bad record key %x", k)
+		return nil, damagedRecord(s, k, v, fmt.Sprintf("its key %x is not an enqueue seq", k))
 	}
-	if err := json.Unmarshal(v, r); err != nil {
-		return nil, fmt.Errorf("record %x: %w", k, err)
+	js, ok := unseal(k, v)
+	if !ok {
+		return nil, damagedRecord(s, k, v, "its checksum does not match")
 	}
-	r.seq = binary.BigEndian.Uint64(k)
+	r := &record{}
+	if err := json.Unmarshal(js, r); err != nil {
+		return nil, damagedRecord(s, k, v, "it does not decode")
+	}
+	r.seq = seqOf(k)
 	return r, nil
 }
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
 
-// idEntry is the value of the ids bucket: the record's seq and state.
-func idEntry(seq uint64, s State) []byte {
-	return append(seqKey(seq), byte(s))
+func seqOf(k []byte) uint64 { return binary.BigEndian.Uint64(k) }
+
+// idEntry is the value of the ids bucket for opID: the record's seq and
+// state, sealed with the checksum of opID and both.
+func idEntry(opID string, seq uint64, s State) []byte {
+	return seal([]byte(opID), append(seqKey(seq), byte(s)))
 }
 
-func parseIDEntry(v []byte) (uint64, State, error) {
-	if len(v) != 9 || State(v[8]) > StateFailed {
+// parseIDEntry reads the ids entry v of op id k.
+func parseIDEntry(k, v []byte) (uint64, State, error) {
+	e, ok := unseal(k, v)
+	if !ok || len(e) != 9 || State(e[8]) > StateFailed {
 		return 0, 0, fmt.Errorf("bad id entry %x", v)
 	}
-	return binary.BigEndian.Uint64(v[:8]), State(v[8]), nil
+	return seqOf(e[:8]), State(e[8]), nil
 }

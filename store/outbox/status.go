@@ -12,6 +12,9 @@ import (
 // Status is a summary of the outbox.
 type Status struct {
 	Pending, Done, Failed int
+	// Damaged counts the records that fail their checksum (Damaged lists
+	// them); they are not in Pending, Done or Failed, and never sent.
+	Damaged int
 	// LastAckedCursor is the highest share head reported by an ack.
 	LastAckedCursor sharevat.Cursor
 	// LastError is the last flush error, cleared by the next ack.
@@ -48,9 +51,21 @@ type lastError struct {
 func (db *DB) Status() (Status, error) {
 	var st Status
 	err := db.view("status", func(tx *bbolt.Tx) error {
-		st.Pending = tx.Bucket(bucketPending).Stats().KeyN
-		st.Done = tx.Bucket(bucketDone).Stats().KeyN
-		st.Failed = tx.Bucket(bucketFailed).Stats().KeyN
+		counts := [3]int{}
+		for _, s := range []State{StatePending, StateDone, StateFailed} {
+			err := tx.Bucket(bucketOf(s)).ForEach(func(k, v []byte) error {
+				if _, ok := unseal(k, v); ok && len(k) == 8 {
+					counts[s]++
+				} else {
+					st.Damaged++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		st.Pending, st.Done, st.Failed = counts[StatePending], counts[StateDone], counts[StateFailed]
 		meta := tx.Bucket(bucketMeta)
 		st.LastAckedCursor = readHead(meta)
 		st.ShareID = sharevat.ShareID(meta.Get(keyShare))
@@ -77,13 +92,11 @@ func (db *DB) Pending() ([]Result, error) {
 func (db *DB) list(op string, s State) ([]Result, error) {
 	var out []Result
 	err := db.view(op, func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketOf(s)).ForEach(func(k, v []byte) error {
-			r, err := decodeRecord(k, v)
-			if err == nil {
-				out = append(out, r.result(s))
-			}
-			return err
-		})
+		recs, err := records(tx, s)
+		for _, r := range recs {
+			out = append(out, r.result(s))
+		}
+		return err
 	})
 	return out, err
 }
@@ -110,11 +123,17 @@ func lookup(tx *bbolt.Tx, id string) (Result, error) {
 	if v == nil {
 		return Result{OpID: id, State: StateUnknown}, nil
 	}
-	seq, s, err := parseIDEntry(v)
+	seq, s, err := parseIDEntry([]byte(id), v)
 	if err != nil {
-		return Result{}, err
+		return Result{OpID: id, State: StateDamaged}, nil
+	}
+	if tx.Bucket(bucketOf(s)).Get(seqKey(seq)) == nil {
+		return Result{OpID: id, State: StateUnknown}, nil // a damaged done record pruned
 	}
 	r, err := getRecord(tx, seq, s)
+	if isDamaged(err) {
+		return Result{OpID: id, State: StateDamaged}, nil
+	}
 	if err != nil {
 		return Result{}, err
 	}

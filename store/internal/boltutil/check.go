@@ -1,7 +1,9 @@
 package boltutil
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"time"
@@ -20,9 +22,23 @@ import (
 // *DamagedError; a lock timeout as bbolt's ErrTimeout. The walk reads
 // the whole file: about as much as the freelist rebuild that bbolt does
 // at every open anyway (see the bolt package's doc).
+//
+// The file is checked only once its (shared) lock is held, and only if
+// it is still the file at path: a holder that compacts renames a new
+// file over path, and the old one, which the wait ended up locking, is
+// no longer the outbox (its size is not the size at path). That case is
+// ErrMoved, for the caller to open path again; it is never damage.
 func Check(path, kind string, timeout time.Duration) error {
+	pinned, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("open %s: %w", path, ErrMoved) // removed since it was made
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer pinned.Close()
 	var bdb *bbolt.DB
-	err := Guard(func() (err error) {
+	err = Guard(func() (err error) {
 		bdb, err = bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: timeout})
 		return err
 	})
@@ -30,9 +46,9 @@ func Check(path, kind string, timeout time.Duration) error {
 		return openError(path, kind, err)
 	}
 	defer bdb.Close()
-	fi, err := os.Stat(path)
+	fi, err := heldFile(pinned, path)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return err
 	}
 	err = View(bdb, func(tx *bbolt.Tx) error {
 		if need := tx.Size(); need > fi.Size() {
@@ -44,6 +60,25 @@ func Check(path, kind string, timeout time.Duration) error {
 		return damaged(path, kind, err)
 	}
 	return nil
+}
+
+// heldFile returns the size and identity of pinned, the file opened at
+// path before its lock was taken, if path still names it: path only ever
+// gets a new file by a rename, so the file bbolt opened (after pinned)
+// and locked is then pinned too. Otherwise it returns ErrMoved.
+func heldFile(pinned *os.File, path string) (os.FileInfo, error) {
+	held, err := pinned.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	now, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !os.SameFile(held, now) {
+		return nil, fmt.Errorf("open %s: %w", path, ErrMoved)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return held, nil
 }
 
 // damaged turns a failed check into a *DamagedError.

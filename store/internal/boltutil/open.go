@@ -13,6 +13,12 @@ import (
 	"sharevat"
 )
 
+// ErrMoved says that while Check (or Open) waited for a file's lock,
+// another process replaced the file at the path (a compaction renames a
+// new file over it) or removed it: the file it locked is no longer the
+// one at the path. It is not damage; open the path again.
+var ErrMoved = errors.New("the file was replaced at its path while waiting for its lock")
+
 // DamagedError says a file cannot be opened because it is empty or
 // damaged. Its text is the one line an operator needs; errors.Is matches
 // ErrCorrupt and sharevat.ErrorCode gives ECorrupt.
