@@ -43,12 +43,12 @@ type opencodeSource struct {
 type ocState int
 
 const (
-	ocTop      ocState = iota // in the top-level object
-	ocMessages                // in the messages array
-	ocInMessage                 // in one message object
-	ocParts                   // in a message's parts array
-	ocEnd                     // after the top-level object
-	ocDone                    // every op returned
+	ocTop       ocState = iota // in the top-level object
+	ocMessages                 // in the messages array
+	ocInMessage                // in one message object
+	ocParts                    // in a message's parts array
+	ocEnd                      // after the top-level object
+	ocDone                     // every op returned
 )
 
 // errNotOpencode says what import reads, for input that is neither.

@@ -7,8 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"hash/maphash"
+	"io"
 
 	"sharevat"
 )
