@@ -174,10 +174,13 @@ func newImporter(env *Env, f *importFlags, dir string, src importSource) (*impor
 	return im, nil
 }
 
-// openOutbox opens the import's outbox, which counts every ack.
+// openOutbox opens the import's outbox, which counts every ack. It
+// keeps a single done op (the state counts them): with the default
+// 10,000, a file of the last 10,000 ops' bodies (213 MB for one of 16
+// KiB ops) stayed in the state directory, and in the import's RSS.
 func (im *importer) openOutbox(path string) (*client.Outbox, error) {
 	return client.OpenOutbox(path, client.OutboxOptions{
-		MaxBatchOps: im.f.batch, LockTimeout: im.f.lockWait,
+		MaxBatchOps: im.f.batch, LockTimeout: im.f.lockWait, KeepDone: 1,
 		OnAck:  im.counts.add,
 		OnSend: func(batchID string, n int) { im.p.sentOps(batchID, n) },
 	})
@@ -238,7 +241,7 @@ func (im *importer) skip() error {
 // in memory at a time.
 const (
 	importChunk      = 2000
-	importChunkBytes = 16 << 20
+	importChunkBytes = 4 << 20
 )
 
 // send stores the remaining ops in the outbox a chunk at a time and
