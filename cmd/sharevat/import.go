@@ -26,7 +26,14 @@ opencode session export ('opencode export <sessionID>'), read from stdin
 or --file; the format is detected, or named with --from. It needs the
 server's admin token, like 'create' (or none with a vat started with
 --open), and prints the new share's owner token on stdout as soon as the
-share exists. The ops keep their op ids and order; they go through a
+share exists. The input is read through and checked first (stdin is
+copied to an unlinked spool file in the state directory meanwhile):
+a damaged input creates nothing.
+
+Settings in a sharevat export's header are not applied blindly: the new
+share takes the export's privacy policy only if it is stricter than the
+server's default, and never its retention, unless --apply-settings says
+so; import prints what it applied. The ops keep their op ids and order; they go through a
 durable outbox in the state directory (--state), under imports/.
 
 If the import is interrupted (killed, --timeout, server lost), run the
@@ -57,6 +64,8 @@ type importFlags struct {
 	lockWait time.Duration
 	batch    int
 	fresh    bool
+
+	applySettings bool
 }
 
 func (f *importFlags) register(fs *pflag.FlagSet) {
@@ -71,6 +80,8 @@ func (f *importFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.lockWait, "lock-wait", 10*time.Second, "how long to wait for another run of the same import")
 	fs.IntVar(&f.batch, "batch", client.DefaultMaxBatchOps, "most ops per append call")
 	fs.BoolVar(&f.fresh, "new", false, "import into a new share even if this export was imported (or half imported) before")
+	fs.BoolVar(&f.applySettings, "apply-settings", false,
+		"give the new share the export's settings as they are, even a weaker privacy policy and retention (default: only a stricter privacy policy)")
 	f.pf.register(fs)
 }
 
@@ -101,51 +112,32 @@ func (f *importFlags) intoToken() (string, error) {
 	return strings.TrimSpace(f.into), nil
 }
 
-// runImport reads the input and imports it.
+// runImport checks the input, then imports it.
 func runImport(ctx context.Context, env *Env, f *importFlags) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	src, done, err := openSource(importInput{env: env, file: f.file}, f.from)
+	sf := stateFlags{dir: f.state}
+	sd, err := sf.stateDir(env)
+	if err != nil {
+		return err
+	}
+	dir, err := importDir(sd)
+	if err != nil {
+		return err
+	}
+	in := &importInput{env: env, file: f.file, dir: dir}
+	src, done, err := openSource(in, f.from)
 	if err != nil {
 		return err
 	}
 	defer done()
-	im, err := newImporter(env, f, src)
+	im, err := newImporter(env, f, dir, src)
 	if err != nil {
 		return err
 	}
 	defer im.ob.Close()
 	return im.run(ctx)
-}
-
-// openSource opens the input and detects its format; a file is read
-// through once first, so that a damaged one creates nothing.
-func openSource(in importInput, from string) (importSource, func(), error) {
-	if in.seekable() {
-		r, done, err := in.open()
-		if err != nil {
-			return nil, nil, err
-		}
-		src, err := readSource(r, from)
-		if err == nil {
-			err = validate(src)
-		}
-		done()
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	r, done, err := in.open()
-	if err != nil {
-		return nil, nil, err
-	}
-	src, err := readSource(r, from)
-	if err != nil {
-		done()
-		return nil, nil, err
-	}
-	return src, done, nil
 }
 
 // importer runs one import.
@@ -157,19 +149,13 @@ type importer struct {
 	ob     *client.Outbox
 	p      *progress
 	counts importCounts
+
+	settings *settingsOutcome // what create did with the export's settings
 }
 
 // newImporter opens the import's outbox (its lock) and state.
-func newImporter(env *Env, f *importFlags, src importSource) (*importer, error) {
-	sf := stateFlags{dir: f.state}
-	sd, err := sf.stateDir(env)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := importDir(sd)
-	if err != nil {
-		return nil, err
-	}
+func newImporter(env *Env, f *importFlags, dir string, src importSource) (*importer, error) {
+	var err error
 	key := importKey(f.cf.server, src.identity())
 	im := &importer{env: env, f: f, src: src}
 	statePath, obPath := filepath.Join(dir, key+".json"), filepath.Join(dir, key+".db")
@@ -188,10 +174,13 @@ func newImporter(env *Env, f *importFlags, src importSource) (*importer, error) 
 	return im, nil
 }
 
-// openOutbox opens the import's outbox, which counts every ack.
+// openOutbox opens the import's outbox, which counts every ack. It
+// keeps a single done op (the state counts them): with the default
+// 10,000, a file of the last 10,000 ops' bodies (213 MB for one of 16
+// KiB ops) stayed in the state directory, and in the import's RSS.
 func (im *importer) openOutbox(path string) (*client.Outbox, error) {
 	return client.OpenOutbox(path, client.OutboxOptions{
-		MaxBatchOps: im.f.batch, LockTimeout: im.f.lockWait,
+		MaxBatchOps: im.f.batch, LockTimeout: im.f.lockWait, KeepDone: 1,
 		OnAck:  im.counts.add,
 		OnSend: func(batchID string, n int) { im.p.sentOps(batchID, n) },
 	})
@@ -241,14 +230,19 @@ func (im *importer) run(ctx context.Context) error {
 func (im *importer) skip() error {
 	for i := 0; i < im.st.Done; i++ {
 		if _, err := im.src.next(); err != nil {
-			return fmt.Errorf("the input has fewer ops (%d) than the earlier run acknowledged (%d): is it the same export?", i, im.st.Done)
+			return fmt.Errorf("the input has fewer ops (%d) than the earlier run acknowledged (%d): is it the same export? (it changed while it was read)", i, im.st.Done)
 		}
 	}
 	return nil
 }
 
-// importChunk is how many ops are stored in the outbox at once.
-const importChunk = 2000
+// importChunk is how many ops are stored in the outbox at once, and
+// importChunkBytes about how many bytes of bodies: what an import holds
+// in memory at a time.
+const (
+	importChunk      = 2000
+	importChunkBytes = 4 << 20
+)
 
 // send stores the remaining ops in the outbox a chunk at a time and
 // flushes each, recording after each how many are acknowledged.
@@ -277,24 +271,29 @@ func (im *importer) send(ctx context.Context, r *client.Redeemer) error {
 	}
 }
 
-// readChunk reads up to importChunk ops.
+// readChunk reads up to importChunk ops or importChunkBytes. The input
+// was read through once already, so an error means it changed since.
 func (im *importer) readChunk() ([]sharevat.Op, error) {
 	var ops []sharevat.Op
-	for len(ops) < importChunk {
+	size := 0
+	for len(ops) < importChunk && size < importChunkBytes {
 		op, err := im.src.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, inputChanged(err)
 		}
 		ops = append(ops, op)
+		size += len(op.Body) + len(op.OpID) + len(op.Key)
 	}
 	return ops, nil
 }
 
-// failed explains an import that stopped before its end.
+// failed explains an import that stopped before its end, and what to
+// do: a re-run resumes it, with the same input (which stdin may not be).
 func (im *importer) failed(ctx context.Context, err error) error {
+	var changed *inputChangedError
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		err = fmt.Errorf("timed out after --timeout %s", im.f.cf.timeout)
@@ -302,9 +301,16 @@ func (im *importer) failed(ctx context.Context, err error) error {
 		err = errors.New("interrupted")
 	case tokenRefused(err):
 		return denied(err)
+	case errors.As(err, &changed):
+		return fmt.Errorf("%w; %d of %d ops are imported into share %s: give the same command the input as it was to complete the import, "+
+			"or pass --new to import the changed input into a new share", err, im.st.Done, im.src.total(), im.st.Share)
 	}
-	return fmt.Errorf("%w; %d of %d ops are imported into share %s: run the same command again to complete the import",
-		err, im.st.Done, im.src.total(), im.st.Share)
+	again := "run the same command again"
+	if im.f.file == "" {
+		again += ", with the same input on stdin,"
+	}
+	return fmt.Errorf("%w; %d of %d ops are imported into share %s: %s to complete the import",
+		err, im.st.Done, im.src.total(), im.st.Share, again)
 }
 
 // report prints the outcome: the counts on stderr (or everything as
@@ -334,6 +340,7 @@ func (im *importer) reportJSON(token string) {
 	writeJSON(im.env.Stdout, map[string]any{
 		"share_id": im.st.Share, "token": token, "ops": im.src.total(), "done": im.st.Done, "complete": im.st.Complete,
 		"applied": c.applied, "duplicates": c.duplicates, "rejected": im.st.Rejected, "results": c.rejectedJSON(),
+		"settings": im.settingsJSON(),
 	})
 }
 

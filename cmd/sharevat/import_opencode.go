@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"sharevat"
@@ -40,16 +39,6 @@ import (
 // SHA-256, so importing the same session again is all duplicates while
 // an entity whose content changed since is appended as a new version.
 
-// ocExport is the shape of opencode's export; bodies stay raw.
-type ocExport struct {
-	Info     json.RawMessage `json:"info"`
-	Messages []struct {
-		Info  json.RawMessage   `json:"info"`
-		Parts []json.RawMessage `json:"parts"`
-	} `json:"messages"`
-	Todos json.RawMessage `json:"todos"`
-}
-
 // ocSession is what import reads of Session.Info.
 type ocSession struct {
 	ID        string `json:"id"`
@@ -80,94 +69,29 @@ type ocPart struct {
 	Type string `json:"type"`
 }
 
-// opencodeSource replays the ops built from an opencode export.
-type opencodeSource struct {
-	session ocSession
-	ops     []sharevat.Op
-	id      string
-	i       int
-}
-
-func (s *opencodeSource) identity() string { return s.id }
-
-func (s *opencodeSource) meta() sharevat.MetaPatch {
-	se := &s.session
-	return sharevat.MetaPatch{Title: &se.Title, ProjectID: &se.ProjectID, Directory: &se.Directory, Version: &se.Version}
-}
-
-func (s *opencodeSource) total() int { return len(s.ops) }
-
-func (s *opencodeSource) settings() (sharevat.Settings, bool, error) {
-	return sharevat.Settings{}, false, nil
-}
-
-func (s *opencodeSource) next() (sharevat.Op, error) {
-	if s.i == len(s.ops) {
-		return sharevat.Op{}, io.EOF
-	}
-	s.i++
-	return s.ops[s.i-1], nil
-}
-
-// errNotOpencode says what import reads, for input that is neither.
-var errNotOpencode = usagef(`the input is neither a sharevat export (first line {"format":"sharevat-export",...}) ` +
-	`nor an opencode session export ({"info":{"id":"ses_...",...},"messages":[...]}, from 'opencode export <sessionID>')`)
-
-// readOpencode decodes an opencode export and builds its ops.
-func readOpencode(r io.Reader) (importSource, error) {
-	var doc ocExport
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&doc); err != nil || len(doc.Info) == 0 {
-		return nil, errNotOpencode
-	}
-	s := &opencodeSource{}
-	if err := json.Unmarshal(doc.Info, &s.session); err != nil || s.session.ID == "" {
-		return nil, errNotOpencode
-	}
-	b := &ocBuilder{models: map[string]bool{}}
-	if err := b.build(&doc, &s.session); err != nil {
-		return nil, usagef("opencode export: %v", err)
-	}
-	s.ops = b.ops
-	s.id = "opencode:" + s.session.ID + ":" + b.digest()
-	return s, nil
-}
-
-// ocBuilder turns an opencode export into ops, in order.
+// ocBuilder turns the entities of an opencode export into ops, queued
+// in order until the source returns them.
 type ocBuilder struct {
 	ops    []sharevat.Op
 	models map[string]bool // the models given an op already
 }
 
-// build appends the session, each message (after the model it names,
-// the first time) with its parts, the session's diffs and its todos.
-func (b *ocBuilder) build(doc *ocExport, se *ocSession) error {
-	if err := b.add(sharevat.KindSession, se.ID, doc.Info); err != nil {
-		return err
+// pop returns the first queued op; ok is false when none is.
+func (b *ocBuilder) pop() (op sharevat.Op, ok bool) {
+	if len(b.ops) == 0 {
+		return op, false
 	}
-	for i, m := range doc.Messages {
-		if err := b.message(m.Info, m.Parts); err != nil {
-			return fmt.Errorf("message %d: %w", i+1, err)
-		}
+	op, b.ops[0] = b.ops[0], sharevat.Op{}
+	b.ops = b.ops[1:]
+	if len(b.ops) == 0 {
+		b.ops = nil // let the queue's array go
 	}
-	if se.Summary != nil && nonEmptyArray(se.Summary.Diffs) {
-		if err := b.add(sharevat.KindSessionDiff, se.ID, se.Summary.Diffs); err != nil {
-			return err
-		}
-	}
-	if !nonEmptyArray(doc.Todos) {
-		return nil
-	}
-	ev, err := json.Marshal(map[string]any{"type": "todo.updated", "properties": map[string]any{"sessionID": se.ID, "todos": doc.Todos}})
-	if err != nil {
-		return err
-	}
-	b.addOp("todos", sharevat.KindEvent, "", se.ID, ev)
-	return nil
+	return op, true
 }
 
-// message appends the ops of one message and its parts.
-func (b *ocBuilder) message(info json.RawMessage, parts []json.RawMessage) error {
+// messageInfo queues the ops of a message's info: its model, the first
+// time one names it, then the message.
+func (b *ocBuilder) messageInfo(info json.RawMessage) error {
 	var m ocMessage
 	if err := json.Unmarshal(info, &m); err != nil || m.ID == "" {
 		return fmt.Errorf("its info is not a message with an id")
@@ -175,18 +99,34 @@ func (b *ocBuilder) message(info json.RawMessage, parts []json.RawMessage) error
 	if err := b.model(&m); err != nil {
 		return err
 	}
-	if err := b.add(sharevat.KindMessage, m.ID, info); err != nil {
-		return err
+	return b.add(sharevat.KindMessage, m.ID, info)
+}
+
+// part queues the op of the part raw, the j-th of its message.
+func (b *ocBuilder) part(raw json.RawMessage, j int) error {
+	var p ocPart
+	if err := json.Unmarshal(raw, &p); err != nil || p.ID == "" {
+		return fmt.Errorf("part %d is not a part with an id", j)
 	}
-	for j, raw := range parts {
-		var p ocPart
-		if err := json.Unmarshal(raw, &p); err != nil || p.ID == "" {
-			return fmt.Errorf("part %d is not a part with an id", j+1)
-		}
-		if err := b.add(sharevat.KindPart, p.ID, raw); err != nil {
+	return b.add(sharevat.KindPart, p.ID, raw)
+}
+
+// tail queues what follows the messages: the session's diffs, then its
+// todos as opencode's todo.updated event.
+func (b *ocBuilder) tail(se *ocSession, todos json.RawMessage) error {
+	if se.Summary != nil && nonEmptyArray(se.Summary.Diffs) {
+		if err := b.add(sharevat.KindSessionDiff, se.ID, se.Summary.Diffs); err != nil {
 			return err
 		}
 	}
+	if !nonEmptyArray(todos) {
+		return nil
+	}
+	ev, err := json.Marshal(map[string]any{"type": "todo.updated", "properties": map[string]any{"sessionID": se.ID, "todos": todos}})
+	if err != nil {
+		return err
+	}
+	b.addOp("todos", sharevat.KindEvent, "", se.ID, ev)
 	return nil
 }
 
@@ -224,15 +164,6 @@ func (b *ocBuilder) addOp(what, kind, key, from string, body []byte) {
 	sum := sha256.Sum256(body)
 	id := "opencode:" + what + ":" + from + ":" + hex.EncodeToString(sum[:6])
 	b.ops = append(b.ops, sharevat.Op{OpID: id, Kind: kind, Key: key, Body: body})
-}
-
-// digest fingerprints the ops built (their ids carry their content).
-func (b *ocBuilder) digest() string {
-	h := sha256.New()
-	for i := range b.ops {
-		h.Write([]byte(b.ops[i].OpID + "\n"))
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // nonEmptyArray reports whether raw is a JSON array with an element.

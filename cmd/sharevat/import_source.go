@@ -7,8 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
-	"os"
 
 	"sharevat"
 )
@@ -29,6 +29,10 @@ type importSource interface {
 	// next returns the next op; io.EOF after the last. An error other
 	// than io.EOF means the input is malformed there.
 	next() (sharevat.Op, error)
+	// again returns a source reading r, the same input from its start,
+	// once this one has been read to its end: it knows what this one
+	// learned, and refuses an input that changed since.
+	again(r io.Reader) (importSource, error)
 }
 
 // Input formats of `import --from`.
@@ -57,7 +61,7 @@ func readSource(in io.Reader, from string) (importSource, error) {
 			return nil, err
 		}
 		if ok {
-			return &sharevatSource{h: h, r: br, hash: sha256.Sum256(bytes.TrimSpace(first))}, nil
+			return &sharevatSource{h: h, r: br, hash: sha256.Sum256(bytes.TrimSpace(first)), ids: opIDSet{}}, nil
 		}
 		if from == fromSharevat {
 			return nil, usagef(`the input is not a sharevat export: its first line is not {"format":"sharevat-export",...}`)
@@ -71,9 +75,10 @@ type sharevatSource struct {
 	h    exportHeader
 	hash [32]byte // of the header line: the identity of an export without export_id
 	r    *bufio.Reader
-	line int    // the line last read
-	read uint64 // ops read
-	last uint64 // the cursor of the last op read
+	line int     // the line last read
+	read uint64  // ops read
+	last uint64  // the cursor of the last op read
+	ids  opIDSet // the op ids read, in the check pass; nil after
 }
 
 func (s *sharevatSource) identity() string {
@@ -145,9 +150,26 @@ func (s *sharevatSource) parse(line []byte) (sharevat.Op, error) {
 	if s.read > 0 && j.Cursor != s.last+1 {
 		return op, usagef("line %d: cursor %d does not follow cursor %d: the export is damaged", lineNo, j.Cursor, s.last)
 	}
+	if err := s.ids.add(&op, lineNo); err != nil {
+		return op, err
+	}
 	s.read++
 	s.last = j.Cursor
 	return op, nil
+}
+
+// again reads the export again from r, after the check pass.
+func (s *sharevatSource) again(r io.Reader) (importSource, error) {
+	src, err := readSource(r, fromSharevat)
+	if err != nil {
+		return nil, inputChanged(err)
+	}
+	sv := src.(*sharevatSource)
+	if sv.hash != s.hash {
+		return nil, inputChanged(errors.New("its header is not the one checked"))
+	}
+	sv.ids = nil
+	return sv, nil
 }
 
 // checkEnd reports an export that ends before its last op.
@@ -161,43 +183,64 @@ func (s *sharevatSource) checkEnd() error {
 	return io.EOF
 }
 
-// validate reads src to its end, so that a malformed or cut-short file
-// is refused before anything is created.
-func validate(src importSource) error {
-	for {
-		if _, err := src.next(); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-	}
+// opIDSet remembers the op ids of an export and a digest of each op's
+// content, to refuse an op id used twice with different content (which
+// a share never holds) before anything is created. It keeps 16 bytes of
+// hashes and a line number per op, not the ids: two different ids
+// sharing a 64-bit hash would be taken for one (about one chance in
+// 10^7 for two million ops), which only refuses the file.
+type opIDSet map[uint64]opSeen
+
+// opSeen is what opIDSet keeps of one op id.
+type opSeen struct {
+	content uint64
+	line    int
 }
 
-// importInput is the input of `import`: stdin, or --file, which (being
-// a file) is read twice: once to check it, once to import it.
-type importInput struct {
-	env  *Env
-	file string
+// opIDSeed seeds opIDSet's hashes.
+var opIDSeed = maphash.MakeSeed()
+
+// add records op, read on line, or refuses it when its op id was read
+// before with different content. A nil set records nothing.
+func (s opIDSet) add(op *sharevat.Op, line int) error {
+	if s == nil {
+		return nil
+	}
+	id := maphash.String(opIDSeed, op.OpID)
+	var h maphash.Hash
+	h.SetSeed(opIDSeed)
+	h.WriteString(op.Kind + "\x00" + op.Key + "\x00")
+	if op.Delete {
+		h.WriteByte(1)
+	}
+	h.WriteByte(0)
+	h.Write(op.Body)
+	content := h.Sum64()
+	prev, ok := s[id]
+	switch {
+	case !ok:
+		s[id] = opSeen{content: content, line: line}
+	case prev.content != content:
+		return usagef("line %d: op id %q was used on line %d for another op (a share never holds one op id twice): "+
+			"the export is damaged; export the share again, or correct the file", line, op.OpID, prev.line)
+	}
+	return nil
 }
 
-// open returns a fresh reader of the input and its closer.
-func (in importInput) open() (io.Reader, func(), error) {
-	if in.file == "" {
-		return in.env.Stdin, func() {}, nil
-	}
-	f, err := openOpsFile(in.file)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
+// inputChangedError is an input that changed after it was checked.
+type inputChangedError struct{ err error }
+
+func (e *inputChangedError) Error() string {
+	return fmt.Sprintf("the input changed after it was checked (%v)", e.err)
 }
 
-// seekable reports whether the input can be read twice.
-func (in importInput) seekable() bool {
-	if in.file == "" {
-		return false
+func (e *inputChangedError) Unwrap() error { return e.err }
+
+// inputChanged marks err, from reading the input again, as a change.
+func inputChanged(err error) error {
+	var ic *inputChangedError
+	if errors.As(err, &ic) {
+		return err
 	}
-	fi, err := os.Stat(in.file)
-	return err == nil && fi.Mode().IsRegular()
+	return &inputChangedError{err: err}
 }

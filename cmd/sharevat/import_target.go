@@ -63,23 +63,23 @@ func (im *importer) create(ctx context.Context) (string, error) {
 	if im.f.title != "" {
 		patch.Title = &im.f.title
 	}
-	set, hasSettings, err := im.src.settings()
-	if err != nil {
+	if _, _, err := im.src.settings(); err != nil {
 		return "", err
 	}
 	var m sharevat.Minted
-	err = im.withAdmin(ctx, func(a *client.Admin) error {
+	err := im.withAdmin(ctx, func(a *client.Admin) error {
 		sh, minted, err := a.CreateShare(ctx, patch)
 		if err != nil {
 			return err
 		}
 		defer sh.Release()
-		m, im.st.Share = minted, string(sh.Info.ID)
-		if hasSettings {
-			if _, err := sh.Configure(ctx, set); err != nil {
-				return fmt.Errorf("setting the new share's settings as exported: %w", err)
+		if err := im.applySettings(ctx, sh); err != nil {
+			if derr := sh.Delete(ctx); derr != nil {
+				return fmt.Errorf("%w; deleting the new share %s failed too (%v): delete it with 'sharevat delete'", err, sh.Info.ID, derr)
 			}
+			return fmt.Errorf("%w; the new share was deleted: nothing is imported", err)
 		}
+		m, im.st.Share = minted, string(sh.Info.ID)
 		return nil
 	})
 	if err != nil {
@@ -90,6 +90,7 @@ func (im *importer) create(ctx context.Context) (string, error) {
 		return "", err
 	}
 	im.announce(m.Token, fmt.Sprintf("created share %s; its owner token is printed on stdout, once: keep it secret", im.st.Share))
+	im.printSettings()
 	return m.Token, nil
 }
 
@@ -144,6 +145,9 @@ func (im *importer) intoShare(ctx context.Context, token string) (string, error)
 		}
 	}
 	im.announce(token, fmt.Sprintf("importing into share %s (%d of %d ops done); the --into token is printed on stdout", id, im.st.Done, im.src.total()))
+	if set, ok, _ := im.src.settings(); ok && !im.f.cf.json {
+		fmt.Fprintf(im.env.Stderr, "the export's settings (%s) are not applied: --into keeps the share's own\n", settingsText(set))
+	}
 	return token, nil
 }
 
