@@ -83,7 +83,13 @@
 //     Finish (go-capnp keeps answers until then), frames queued for
 //     sending, and our own calls to the peer (subscription pushes) until
 //     its Return; the application adds what it builds for the peer
-//     through Peer.Meter. Exceeding it closes the connection with 1008. A
+//     through Peer.Meter. Exceeding it closes the connection with 1008.
+//     An answer being built (Peer.Meter) that would find the room it needs
+//     once returned (twice its size: the Return go-capnp keeps and its
+//     frame) taken by answers awaiting the peer's Finish waits for those
+//     Finishes, up to 5 s, instead: go-capnp's client sends each ~250 ms
+//     after the Return, and a client reading big answers one after another
+//     must not be closed for answers it is done with. A
 //     server-wide MemoryPool, which every connection also draws from,
 //     closes the connection holding the most (1013) when a charge would
 //     exhaust it, and the charge waits for its bytes; a connection that

@@ -72,9 +72,14 @@ type Peer struct {
 	Meter Meter
 }
 
-// Meter counts bytes against one connection's memory budget. Charge
-// fails, and closes the connection, when the bytes do not fit; every
-// successful Charge must be matched by a Release of the same bytes.
+// Meter counts bytes against one connection's memory budget: an answer
+// being built. Charge fails, and closes the connection, when the bytes do
+// not fit. While answers the peer has been sent and not yet finished
+// (go-capnp's client sends each Finish ~250 ms after the Return) take the
+// room the answer will need once returned (twice n: the Return kept until
+// the Finish and its frame), Charge first waits up to 5 s for their
+// Finish, so call it from a call's goroutine only. Every successful
+// Charge must be matched by a Release of the same bytes.
 type Meter interface {
 	Charge(n int64) error
 	Release(n int64)

@@ -213,10 +213,12 @@ func (t *tracker) finish(id uint32) {
 
 // drop forgets an answer and releases what it held.
 func (t *tracker) drop(id uint32, a *answer) {
-	if !a.returned {
+	if a.returned {
+		t.budget.releaseFinished(a.held)
+	} else {
 		t.calls--
+		t.budget.release(a.held)
 	}
-	t.budget.release(a.held)
 	delete(t.answers, id)
 }
 
@@ -267,7 +269,7 @@ func (t *tracker) returned(id uint32, size int) *budgetError {
 		return nil
 	}
 	a.held = answerOverhead + int64(size)
-	if lerr := t.budget.charge(a.held); lerr != nil {
+	if lerr := t.budget.chargeFinishing(a.held); lerr != nil {
 		a.held = 0
 		return lerr
 	}

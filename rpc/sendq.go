@@ -196,11 +196,22 @@ func (c *Codec) stopReading() {
 }
 
 // codecMeter is a connection's Meter: its budget, closing the connection
-// when a charge does not fit.
+// when a charge does not fit. What the application charges is an answer
+// being built (package vat's reads and snapshots, up to n bytes), which
+// the transport then holds twice (answerHold): while answers the peer has
+// been sent and not yet finished take that room, a charge waits for their
+// Finish first, up to finishWait (connBudget.chargeAwaiting). The
+// application charges from a call's own goroutine, never from the codec's
+// reader, which the Finish comes through.
 type codecMeter struct{ c *Codec }
 
+// answerHold is what an answer of up to n bytes makes the connection
+// hold once it is returned: the Return go-capnp keeps until the peer's
+// Finish, and its frame until written.
+func answerHold(n int64) int64 { return 2 * n }
+
 func (m codecMeter) Charge(n int64) error {
-	if lerr := m.c.budget.charge(n); lerr != nil {
+	if lerr := m.c.budget.chargeAwaiting(n, answerHold(n), finishWait); lerr != nil {
 		return m.c.limitExceeded(lerr)
 	}
 	return nil

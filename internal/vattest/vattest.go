@@ -41,6 +41,12 @@ type Options struct {
 	// DSN, if set, is a PostgreSQL database (pgtest.DB) the vat keeps its
 	// vault in, through store/pg, instead of a bbolt file.
 	DSN string
+	// Bolt, if set, are the bbolt store's options (e.g. a write-ahead
+	// log applied only every hour, so reads are served from the log).
+	Bolt bolt.Options
+	// Handler, if set, adjusts the /rpc handler's options (its memory
+	// budgets, say) before NewHandler.
+	Handler func(*rpc.HandlerOptions)
 }
 
 // Server is a running in-process vat.
@@ -83,7 +89,7 @@ func Serve(opts Options) (s *Server, stop func(), err error) {
 		return nil, nil, err
 	}
 	stops = append(stops, func() { os.RemoveAll(s.Dir) })
-	db, err := openStore(s.Dir, opts.DSN)
+	db, err := openStore(s.Dir, opts.DSN, opts.Bolt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,7 +103,7 @@ func Serve(opts Options) (s *Server, stop func(), err error) {
 		return nil, nil, err
 	}
 	var closeHTTP func()
-	s.URL, closeHTTP = startHTTP(s.Vat, logger)
+	s.URL, closeHTTP = startHTTP(s.Vat, logger, opts.Handler)
 	stops = append(stops, closeHTTP)
 	m, err := s.Vat.MintAdminToken(context.Background())
 	if err != nil {
@@ -109,8 +115,8 @@ func Serve(opts Options) (s *Server, stop func(), err error) {
 }
 
 // openStore opens the bbolt file in dir, or the PostgreSQL database dsn
-// when it is set.
-func openStore(dir, dsn string) (sharevat.Store, error) {
+// when it is set; bo are the bbolt file's options.
+func openStore(dir, dsn string, bo bolt.Options) (sharevat.Store, error) {
 	if dsn != "" {
 		st, err := pg.Open(context.Background(), dsn, pg.Options{})
 		if err != nil {
@@ -118,7 +124,7 @@ func openStore(dir, dsn string) (sharevat.Store, error) {
 		}
 		return st, nil
 	}
-	return bolt.Open(filepath.Join(dir, "sharevat.db"), bolt.Options{})
+	return bolt.Open(filepath.Join(dir, "sharevat.db"), bo)
 }
 
 func newVat(st sharevat.Store, logger *slog.Logger, adjust func(*vat.Config)) (*vat.Vat, error) {
@@ -139,10 +145,14 @@ func newVat(st sharevat.Store, logger *slog.Logger, adjust func(*vat.Config)) (*
 
 // startHTTP serves v at /rpc on a loopback httptest server and returns
 // its ws:// URL, and a func that closes the connections, the server and
-// the vat.
-func startHTTP(v *vat.Vat, logger *slog.Logger) (string, func()) {
-	h := rpc.NewHandler(rpc.HandlerOptions{Logger: logger, PipelineTargets: schema.PipelineTarget,
-		Bootstrap: func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) }})
+// the vat; adjust, if set, adjusts the handler's options.
+func startHTTP(v *vat.Vat, logger *slog.Logger, adjust func(*rpc.HandlerOptions)) (string, func()) {
+	ho := rpc.HandlerOptions{Logger: logger, PipelineTargets: schema.PipelineTarget,
+		Bootstrap: func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) }}
+	if adjust != nil {
+		adjust(&ho)
+	}
+	h := rpc.NewHandler(ho)
 	mux := http.NewServeMux()
 	mux.Handle("/rpc", h)
 	srv := httptest.NewServer(mux)
