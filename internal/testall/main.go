@@ -1,5 +1,7 @@
 // Command testall is the README's test command: it runs go test (by
-// default `go test -race ./...`; arguments replace those) and prints what
+// default `go test -race -timeout 30m ./...`: the process tests of
+// cmd/sharevat take longer than go test's default 10 minutes on a busy
+// 2-core machine; arguments replace those) and prints what
 // go test prints without -v — a line per package, and the output of what
 // failed — and then what `go test` alone leaves unsaid: which suites were
 // skipped because a toolchain is missing (a skip whose message starts
@@ -28,7 +30,7 @@ func main() {
 // it returns the exit code.
 func run(dir string, args []string, w, errw io.Writer, require bool) int {
 	if len(args) == 0 {
-		args = []string{"-race", "./..."}
+		args = []string{"-race", "-timeout", "30m", "./..."}
 	}
 	cmd := exec.Command("go", append([]string{"test", "-json"}, args...)...)
 	cmd.Dir, cmd.Stderr = dir, errw

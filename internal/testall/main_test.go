@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -16,7 +17,11 @@ func runFixture(t *testing.T, require bool, env ...string) (string, int) {
 		t.Setenv(k, v)
 	}
 	var out, errw bytes.Buffer
-	code := run("testdata/fixture", []string{"-count=1", "./..."}, &out, &errw, require)
+	args := []string{"-count=1", "./..."}
+	if os.Getenv("FIXTURE_HANG") == "1" {
+		args = append([]string{"-timeout", "2s"}, args...)
+	}
+	code := run("testdata/fixture", args, &out, &errw, require)
 	return out.String() + errw.String(), code
 }
 
@@ -32,7 +37,7 @@ func TestSummary(t *testing.T) {
 	assert.Contains(t, out, "  fixture (2 tests): chromium not installed: the browser test did not run\n")
 	assert.NotContains(t, out, "a long test")
 	assert.NotContains(t, out, "=== RUN")
-	assert.True(t, strings.HasSuffix(out, "tests: 2 passed, 0 failed, 3 skipped\n"), out)
+	assert.True(t, strings.HasSuffix(out, "tests: 3 passed, 0 failed, 3 skipped\n"), out)
 }
 
 // TestRequireSuites: with SHAREVAT_REQUIRE_SUITES, a toolchain skip
@@ -52,5 +57,15 @@ func TestFailure(t *testing.T) {
 	assert.Contains(t, out, "--- FAIL: TestFails")
 	assert.Regexp(t, `(?m)^FAIL\tfixture\t`, out)
 	assert.NotContains(t, out, "=== RUN")
-	assert.Contains(t, out, "tests: 1 passed, 1 failed, 3 skipped\n")
+	assert.Contains(t, out, "tests: 2 passed, 1 failed, 3 skipped\n")
+}
+
+// TestTimeout: a package that times out shows the panic and what the
+// test that never ended printed.
+func TestTimeout(t *testing.T) {
+	out, code := runFixture(t, false, "FIXTURE_HANG=1")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "what the hanging test said")
+	assert.Contains(t, out, "panic: test timed out")
+	assert.Regexp(t, `(?m)^FAIL\tfixture\t`, out)
 }

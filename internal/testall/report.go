@@ -64,6 +64,9 @@ func (r *report) handle(e *event) {
 		r.buf[key] = append(r.buf[key], e.Output)
 	case "pass", "fail", "skip":
 		if e.Test == "" {
+			if e.Action == "fail" {
+				r.unfinished(e.Package)
+			}
 			r.packageDone(e.Package, e.Action == "fail", r.buf[key])
 		} else {
 			r.testDone(e, r.buf[key])
@@ -87,6 +90,22 @@ func (r *report) testDone(e *event, out []string) {
 		}
 	default:
 		r.passed += btoi(top)
+	}
+}
+
+// unfinished prints the output of the package's tests that never ended
+// (a timeout's panic, a crash, os.Exit), and forgets it.
+func (r *report) unfinished(pkg string) {
+	var keys []string
+	for k := range r.buf {
+		if p, test, _ := strings.Cut(k, "\x00"); p == pkg && test != "" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		printLines(r.w, r.buf[k])
+		delete(r.buf, k)
 	}
 }
 
