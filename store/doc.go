@@ -14,6 +14,13 @@
 //     client.Outbox.
 //   - store/internal/boltutil: what the two bbolt files share. Only the
 //     packages under store/ import bbolt.
+//   - store/internal/commit: the group committer store/bolt and store/pg
+//     both run their appends through; each gives it a Leader that does
+//     one group's I/O.
+//   - store/internal/core: what store/bolt and store/pg decide alike
+//     (the checks of a new share, fork, compaction, epoch bump, append
+//     and listing, and the damaged-record error), so each backend keeps
+//     only its own I/O.
 //
 // Backends implement sharevat.Store (the interfaces live in the root
 // package), run appends through store/apply, and translate their own

@@ -9,6 +9,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // Audit appends records durably, in order; the store assigns each a Seq
@@ -64,7 +65,7 @@ func (db *DB) AuditLog(ctx context.Context, share sharevat.ShareID, after uint64
 		}
 		return err
 	})
-	return resultOrZero(out, err)
+	return core.OrZero(out, err)
 }
 
 // scanAudit reads records with seq > after from the audit bucket.

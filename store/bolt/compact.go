@@ -7,17 +7,8 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
-
-// errCompacted is the answer to a read of ops a compaction dropped. It
-// names the earliest readable cursor and where reading resumes: reads
-// and subscriptions take the cursor to read after, so that is
-// earliest-1. The vat passes it on as it is, for reads, subscriptions
-// and a subscription a compaction overtakes alike.
-func errCompacted(earliest sharevat.Cursor) error {
-	return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; read after cursor %d, or take the snapshot and follow from its cursor",
-		earliest, max(earliest, 1)-1)
-}
 
 // Compact drops the log entries with cursor < before and returns the
 // share's earliest readable cursor, which becomes before. The op-id
@@ -35,11 +26,8 @@ func (db *DB) Compact(ctx context.Context, id sharevat.ShareID, before sharevat.
 			return err
 		}
 		earliest = s.Earliest
-		if before > s.Head+1 {
-			return sharevat.Errorf(sharevat.EInvalid, "cannot compact before cursor %d: the head is %d", before, s.Head)
-		}
-		if before <= s.Earliest {
-			return nil
+		if drop, err := core.CheckCompact(&s, before); err != nil || !drop {
+			return err
 		}
 		if err := compactLog(tx, &s, before); err != nil {
 			return err
@@ -48,7 +36,7 @@ func (db *DB) Compact(ctx context.Context, id sharevat.ShareID, before sharevat.
 		s.Earliest, earliest = before, before
 		return putShare(tx, &old, &s)
 	})
-	return resultOrZero(earliest, err)
+	return core.OrZero(earliest, err)
 }
 
 // compactLog moves s's entries [s.Earliest, before) into the base
@@ -107,7 +95,7 @@ func (c *compaction) toBase(from sharevat.Cursor) error {
 			err = verifyEntry(&e, c.ops)
 		}
 		if err != nil {
-			return badRecord(c.id, cur, err)
+			return core.BadRecord(c.id, cur, err)
 		}
 		c.dropped = append(c.dropped, newSealedOp([]byte(e.OpID), e.Cursor, &e.Digest))
 		if !sharevat.IsStateKind(e.Kind) {
@@ -140,14 +128,14 @@ func (c *compaction) settle() error {
 		}
 		ent, _, err := decodeEntityDigest(k, v)
 		if err != nil {
-			return badRecord(c.id, 0, err)
+			return core.BadRecord(c.id, 0, err)
 		}
 		if ent.Cursor >= c.before {
 			continue
 		}
 		rec := c.log.Get(u64Key(uint64(ent.Cursor))) // checked by toBase
 		if len(rec) < entryFixed {
-			return badRecord(c.id, ent.Cursor, corruptf("entity %s/%q names a cursor the log does not hold", ent.Kind, ent.Key))
+			return core.BadRecord(c.id, ent.Cursor, corruptf("entity %s/%q names a cursor the log does not hold", ent.Kind, ent.Key))
 		}
 		if err := c.state.Put(k, encodeEntity2(&ent, [32]byte(rec[14:entryFixed]))); err != nil {
 			return err
@@ -170,7 +158,7 @@ func (c *compaction) seal(sealed *bbolt.Bucket) error {
 	sortSealed(c.dropped)
 	err := seal(sealed, c.dropped)
 	if errors.Is(err, errCorrupt) {
-		return badRecord(c.id, 0, err)
+		return core.BadRecord(c.id, 0, err)
 	}
 	return err
 }

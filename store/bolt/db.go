@@ -13,6 +13,7 @@ import (
 	"sharevat"
 	"sharevat/store/bolt/wal"
 	"sharevat/store/internal/boltutil"
+	"sharevat/store/internal/commit"
 )
 
 // Top-level bucket names (see doc.go).
@@ -85,7 +86,7 @@ type DB struct {
 	path    string
 	opts    Options
 	bdb     *bbolt.DB
-	commits committer
+	commits *commit.Committer
 	wal     *walState // nil with NoWAL
 }
 
@@ -129,7 +130,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
 	db := &DB{path: path, opts: opts, bdb: bdb}
-	db.commits.db = db
+	db.commits = commit.New(db.lead)
 	if err := db.sealCompacted(); err != nil {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("bolt: open %s: moving compacted op ids to the sealed index: %w", path, err)

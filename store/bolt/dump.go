@@ -7,6 +7,7 @@ import (
 
 	"sharevat"
 	"sharevat/store/apply"
+	"sharevat/store/internal/core"
 )
 
 var _ sharevat.CompactedReader = (*DB)(nil)
@@ -59,16 +60,16 @@ func compactedOps(tx *bbolt.Tx, s *sharevat.Share) ([]sharevat.IndexedOp, error)
 		cur, d, err := decodeOpIndex(v)
 		switch {
 		case err != nil:
-			return badRecord(s.ID, 0, err)
+			return core.BadRecord(s.ID, 0, err)
 		case cur == 0 || cur > s.Head:
-			return badRecord(s.ID, cur, corruptf("the op-id index puts an op id at cursor %d; the head is %d", cur, s.Head))
+			return core.BadRecord(s.ID, cur, corruptf("the op-id index puts an op id at cursor %d; the head is %d", cur, s.Head))
 		case cur < s.Earliest:
 			out = append(out, sharevat.IndexedOp{OpID: string(k), Cursor: cur, Digest: d})
 		}
 		return nil
 	})
 	if err == nil && len(out) != int(s.Earliest-1) {
-		err = badRecord(s.ID, 0, corruptf("the op-id index holds %d op ids below cursor %d, not %d", len(out), s.Earliest, s.Earliest-1))
+		err = core.BadRecord(s.ID, 0, corruptf("the op-id index holds %d op ids below cursor %d, not %d", len(out), s.Earliest, s.Earliest-1))
 	}
 	return out, err
 }
@@ -83,11 +84,11 @@ func sealedOps(b *bbolt.Bucket, s *sharevat.Share) ([]sharevat.IndexedOp, error)
 	err := b.ForEach(func(k, v []byte) error {
 		blk, err := decodeBlock(k, v)
 		if err != nil {
-			return badRecord(s.ID, 0, err)
+			return core.BadRecord(s.ID, 0, err)
 		}
 		for _, op := range blk {
 			if op.cursor >= s.Earliest {
-				return badRecord(s.ID, op.cursor, corruptf("the sealed index puts an op id at cursor %d, not below the earliest %d", op.cursor, s.Earliest))
+				return core.BadRecord(s.ID, op.cursor, corruptf("the sealed index puts an op id at cursor %d, not below the earliest %d", op.cursor, s.Earliest))
 			}
 			out = append(out, op.indexed())
 		}
@@ -101,7 +102,7 @@ func sealedOps(b *bbolt.Bucket, s *sharevat.Share) ([]sharevat.IndexedOp, error)
 func baseEntities(tx *bbolt.Tx, s *sharevat.Share) ([]sharevat.Entity, error) {
 	logs := tx.Bucket(bucketLogs).Bucket([]byte(s.ID))
 	if logs == nil {
-		return nil, badRecord(s.ID, 0, corruptf("bucket logs/%s is missing", s.ID))
+		return nil, core.BadRecord(s.ID, 0, corruptf("bucket logs/%s is missing", s.ID))
 	}
 	base := logs.Bucket(bucketBase)
 	if base == nil {
@@ -117,7 +118,7 @@ func baseEntities(tx *bbolt.Tx, s *sharevat.Share) ([]sharevat.Entity, error) {
 			err = corruptf("base entity %s/%q does not match its digest", e.Kind, e.Key)
 		}
 		if err != nil {
-			return badRecord(s.ID, e.Cursor, err)
+			return core.BadRecord(s.ID, e.Cursor, err)
 		}
 		out = append(out, e)
 		return nil

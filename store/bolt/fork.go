@@ -7,6 +7,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // Fork creates s as a fork of share parent at cursor at, with its owner
@@ -23,17 +24,16 @@ import (
 // deleted; EInvalid if at is past its head; ECompacted if at <
 // earliest-1.
 func (db *DB) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant) (sharevat.Share, error) {
-	if err := checkNewShare(&s, &owner); err != nil {
+	if err := core.NewShare(&s, &owner); err != nil {
 		return sharevat.Share{}, err
 	}
-	resetNewShare(&s, &owner)
 	s.ParentID, s.ForkCursor, s.Head = parent, at, at
 	err := db.updateFlushed(ctx, "fork", func(tx *bbolt.Tx) error {
 		p, err := liveShare(tx, parent)
 		if err != nil {
 			return err
 		}
-		if err := checkFork(&p, at); err != nil {
+		if err := core.CheckFork(&p, at); err != nil {
 			return err
 		}
 		s.Earliest = p.Earliest
@@ -51,18 +51,7 @@ func (db *DB) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cur
 		}
 		return putShare(tx, nil, &s)
 	})
-	return resultOrZero(s, err)
-}
-
-// checkFork checks that p's state at at is known.
-func checkFork(p *sharevat.Share, at sharevat.Cursor) error {
-	switch {
-	case at > p.Head:
-		return sharevat.Errorf(sharevat.EInvalid, "cannot fork at cursor %d: the head is %d", at, p.Head)
-	case at+1 < p.Earliest:
-		return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; fork at cursor %d or later", p.Earliest, p.Earliest-1)
-	}
-	return nil
+	return core.OrZero(s, err)
 }
 
 // forkCopy is the buckets of one fork: the parent's (from) and the new
@@ -133,7 +122,7 @@ func (f *forkCopy) copyOps(at sharevat.Cursor) error {
 	if f.fromSealed != nil {
 		err := f.fromSealed.ForEach(func(k, v []byte) error {
 			if _, err := decodeBlock(k, v); err != nil {
-				return badRecord(f.parent, 0, err)
+				return core.BadRecord(f.parent, 0, err)
 			}
 			return f.toSealed.Put(k, v)
 		})
@@ -144,7 +133,7 @@ func (f *forkCopy) copyOps(at sharevat.Cursor) error {
 	return f.fromOps.ForEach(func(k, v []byte) error {
 		c, _, err := decodeOpIndex(v)
 		if err != nil {
-			return badRecord(f.parent, 0, fmt.Errorf("op-id index: %w", err))
+			return core.BadRecord(f.parent, 0, fmt.Errorf("op-id index: %w", err))
 		}
 		if c > at {
 			return nil
@@ -162,7 +151,7 @@ func (f *forkCopy) copyBaseState(earliest sharevat.Cursor) error {
 	err := f.fromState.ForEach(func(k, v []byte) error {
 		c, err := entityCursor(v)
 		if err != nil {
-			return badRecord(f.parent, 0, err)
+			return core.BadRecord(f.parent, 0, err)
 		}
 		if c >= earliest {
 			return nil
@@ -186,7 +175,7 @@ func (f *forkCopy) copyEntries(from, at sharevat.Cursor) error {
 			err = verifyEntry(&e, f.fromOps)
 		}
 		if err != nil {
-			return badRecord(f.parent, cur, err)
+			return core.BadRecord(f.parent, cur, err)
 		}
 		if err := f.toLog.Put(k, v); err != nil {
 			return err
@@ -218,5 +207,5 @@ func (db *DB) Children(ctx context.Context, parent sharevat.ShareID) (out []shar
 			return nil
 		})
 	})
-	return resultOrZero(out, err)
+	return core.OrZero(out, err)
 }

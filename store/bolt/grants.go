@@ -12,6 +12,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // CreateGrant stores a new grant. Errors: EInvalid if g.ID is empty;
@@ -92,7 +93,7 @@ func (db *DB) Subtree(ctx context.Context, root sharevat.GrantID) ([]sharevat.Gr
 		}
 	}
 	sortGrants(out)
-	return resultOrZero(out, err)
+	return core.OrZero(out, err)
 }
 
 // subtree is Subtree in one read transaction; errNoGrantIndex if the
@@ -135,7 +136,7 @@ func (db *DB) Grants(ctx context.Context, share sharevat.ShareID) (out []shareva
 		return nil
 	})
 	sortGrants(out)
-	return resultOrZero(out, err)
+	return core.OrZero(out, err)
 }
 
 // sortGrants orders grants by creation time, then id.

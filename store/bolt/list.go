@@ -8,6 +8,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // pageTokenVersion leads every page token this store makes.
@@ -18,17 +19,14 @@ const pageTokenVersion = 1
 // It walks share_updated from the token's position, reading each share's
 // record to apply the filter: a selective filter reads past the shares it
 // skips. Appends still only in the write-ahead log count as applied
-// (listMerge): a listing never waits for the log. A page token is base64url of version (1) ‖ the share_updated
-// key of the last share of the page before; the next page starts after
-// that key, so it stays valid whatever changes meanwhile.
+// (listMerge): a listing never waits for the log. A page token is
+// base64url of version (1) ‖ the share_updated key of the last share of
+// the page before; the next page starts after that key, so it stays
+// valid whatever changes meanwhile.
 // Errors: EInvalid for a negative limit, an unknown status, or a token
 // this store did not make.
 func (db *DB) ListShares(ctx context.Context, f sharevat.ListFilter) (out []sharevat.Share, next string, err error) {
-	limit, err := listLimit(f)
-	if err != nil {
-		return nil, "", err
-	}
-	after, err := decodePageToken(f.PageToken)
+	limit, after, err := listStart(&f)
 	if err != nil {
 		return nil, "", err
 	}
@@ -47,17 +45,14 @@ func (db *DB) ListShares(ctx context.Context, f sharevat.ListFilter) (out []shar
 	return out, next, nil
 }
 
-// listLimit checks f's limit and status and returns the page size.
-func listLimit(f sharevat.ListFilter) (int, error) {
-	switch {
-	case f.Limit < 0:
-		return 0, sharevat.Errorf(sharevat.EInvalid, "list limit is %d; want at least 0", f.Limit)
-	case f.Status > sharevat.StatusError:
-		return 0, sharevat.Errorf(sharevat.EInvalid, "unknown status %d", f.Status)
-	case f.Limit == 0:
-		return sharevat.DefaultListLimit, nil
+// listStart checks f (core.ListLimit) and returns the page size and the
+// share_updated key its page token resumes after (nil: the first page).
+func listStart(f *sharevat.ListFilter) (limit int, after []byte, err error) {
+	if limit, err = core.ListLimit(f); err != nil {
+		return 0, nil, err
 	}
-	return min(f.Limit, sharevat.MaxListLimit), nil
+	after, err = decodePageToken(f.PageToken)
+	return limit, after, err
 }
 
 // listPage collects up to limit matching shares from c, and the token
@@ -120,5 +115,5 @@ func (db *DB) Statuses(ctx context.Context) (out []sharevat.ShareStatus, err err
 			return err
 		})
 	})
-	return resultOrZero(out, err)
+	return core.OrZero(out, err)
 }

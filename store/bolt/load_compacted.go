@@ -9,6 +9,7 @@ import (
 
 	"sharevat"
 	"sharevat/store/apply"
+	"sharevat/store/internal/core"
 )
 
 // CreateCompacted creates share s as another store holds it after its
@@ -27,7 +28,7 @@ import (
 // parent and fork cursor. Errors: EConflict if the share or grant id
 // exists; EInvalid for a compacted part that does not fit.
 func (db *DB) CreateCompacted(ctx context.Context, s sharevat.Share, owner sharevat.Grant, c sharevat.Compacted, state []sharevat.Entity) error {
-	if err := checkNewShare(&s, &owner); err != nil {
+	if err := core.CheckNewShare(&s, &owner); err != nil {
 		return err
 	}
 	if err := checkCompactedCopy(s.ID, &c, state); err != nil {

@@ -2,12 +2,12 @@ package bolt
 
 import (
 	"context"
-	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
-	"sharevat/store/apply"
+	"sharevat/store/internal/commit"
+	"sharevat/store/internal/core"
 )
 
 // Append applies one batch with the append engine (store/apply) in one
@@ -17,25 +17,19 @@ import (
 // ENotFound if the share does not exist or is deleted; EInvalid if the
 // batch is nil or the limits are invalid.
 func (db *DB) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.Ack, error) {
-	if req.Batch == nil {
-		return sharevat.Ack{}, sharevat.Errorf(sharevat.EInvalid, "append without a batch")
-	}
-	if err := req.Limits.Validate(); err != nil {
+	if err := core.CheckAppend(ctx, "bolt", &req); err != nil {
 		return sharevat.Ack{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return sharevat.Ack{}, fmt.Errorf("bolt: append: %w", err)
-	}
-	call := &appendCall{req: req, prep: apply.Prepare(req.Batch, req.Limits, req.Privacy), wake: make(chan struct{})}
-	db.commits.do(call)
-	return resultOrZero(call.ack, db.wrap("append", call.err))
+	call := commit.NewCall(req)
+	db.commits.Do(call)
+	return core.OrZero(call.Ack, db.wrap("append", call.Err))
 }
 
 // applyAppend runs one prepared append inside tx. The head needs no
 // write: it is the log's last key (logHead). An append that applies ops
 // moves the share's Meta.UpdatedAt to its time (touchShare).
-func applyAppend(tx *bbolt.Tx, call *appendCall) (sharevat.Ack, error) {
-	s, err := liveShare(tx, call.req.Share)
+func applyAppend(tx *bbolt.Tx, call *commit.Call) (sharevat.Ack, error) {
+	s, err := liveShare(tx, call.Req.Share)
 	if err != nil {
 		return sharevat.Ack{}, err
 	}
@@ -43,18 +37,18 @@ func applyAppend(tx *bbolt.Tx, call *appendCall) (sharevat.Ack, error) {
 	if err != nil {
 		return sharevat.Ack{}, err
 	}
-	ack, err := call.prep.Apply(view, call.req.Now)
+	ack, err := call.Prep.Apply(view, call.Req.Now)
 	if err != nil || ack.Applied == 0 {
 		return ack, err
 	}
 	s.Head = ack.Head
-	return ack, touchShare(tx, &s, call.req.Now)
+	return ack, touchShare(tx, &s, call.Req.Now)
 }
 
 // Read returns up to limit entries with cursor > after, in cursor order,
 // and the share's head. Errors: ENotFound (also for a deleted share);
 // EInvalid for limit < 1; ECompacted if after+1 is before the share's
-// earliest readable cursor (errCompacted).
+// earliest readable cursor (core.Compacted).
 func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Cursor, limit int) (out []sharevat.Entry, head sharevat.Cursor, err error) {
 	if limit < 1 {
 		return nil, 0, sharevat.Errorf(sharevat.EInvalid, "read limit is %d; want at least 1", limit)
@@ -68,7 +62,7 @@ func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Curs
 			return err
 		}
 		if after+1 < s.Earliest {
-			return errCompacted(s.Earliest)
+			return core.Compacted(s.Earliest)
 		}
 		out = make([]sharevat.Entry, 0, min(uint64(limit), uint64(head-after)))
 		if after < stored {
@@ -103,7 +97,7 @@ func readEntries(tx *bbolt.Tx, id sharevat.ShareID, after sharevat.Cursor, out [
 			err = verifyEntry(&e, ops)
 		}
 		if err != nil {
-			return out, badRecord(id, keyCursor(k, after+1+sharevat.Cursor(len(out))), err)
+			return out, core.BadRecord(id, keyCursor(k, after+1+sharevat.Cursor(len(out))), err)
 		}
 		out = append(out, e)
 	}
@@ -157,7 +151,7 @@ func readState(tx *bbolt.Tx, id sharevat.ShareID) (out []sharevat.Entity, err er
 			err = verifyEntity(log, &e, v)
 		}
 		if err != nil {
-			return badRecord(id, e.Cursor, err)
+			return core.BadRecord(id, e.Cursor, err)
 		}
 		out = append(out, e)
 		return nil

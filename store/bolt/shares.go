@@ -9,6 +9,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // Per-share bucket names under logs/<share id>.
@@ -24,10 +25,9 @@ var (
 // Errors: EConflict if the share or grant id exists; EInvalid if an id is
 // empty, owner.ShareID != s.ID, or owner.Epoch != s.Epoch.
 func (db *DB) CreateShare(ctx context.Context, s sharevat.Share, owner sharevat.Grant) error {
-	if err := checkNewShare(&s, &owner); err != nil {
+	if err := core.NewShare(&s, &owner); err != nil {
 		return err
 	}
-	resetNewShare(&s, &owner)
 	return db.update(ctx, "create share", func(tx *bbolt.Tx) error {
 		if tx.Bucket(bucketShares).Get([]byte(s.ID)) != nil {
 			return sharevat.Errorf(sharevat.EConflict, "share %q already exists", s.ID)
@@ -40,26 +40,6 @@ func (db *DB) CreateShare(ctx context.Context, s sharevat.Share, owner sharevat.
 		}
 		return createLog(tx, s.ID)
 	})
-}
-
-func checkNewShare(s *sharevat.Share, owner *sharevat.Grant) error {
-	switch {
-	case s.ID == "" || owner.ID == "":
-		return sharevat.Errorf(sharevat.EInvalid, "share id and owner grant id must not be empty")
-	case owner.ShareID != s.ID:
-		return sharevat.Errorf(sharevat.EInvalid, "owner grant is for share %q, not %q", owner.ShareID, s.ID)
-	case owner.Epoch != s.Epoch:
-		return sharevat.Errorf(sharevat.EInvalid, "owner grant epoch %d is not the share's epoch %d", owner.Epoch, s.Epoch)
-	}
-	return checkSettings(s.Settings)
-}
-
-// resetNewShare clears what a new share cannot have yet: a head, a
-// compaction, a deletion, a parent.
-func resetNewShare(s *sharevat.Share, owner *sharevat.Grant) {
-	s.Head, s.Earliest, s.OwnerRoot = 0, 1, owner.ID
-	s.Deleted, s.DeletedAt = false, time.Time{}
-	s.ParentID, s.ForkCursor = "", 0
 }
 
 // createLog creates logs/<id> and its log, ops and state buckets.
@@ -104,7 +84,7 @@ func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 			return nil
 		})
 	})
-	return resultOrZero(out, err)
+	return core.OrZero(out, err)
 }
 
 // UpdateMeta applies patch at now and returns the updated share; a patch
@@ -123,11 +103,8 @@ func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch shareva
 			return err
 		}
 		old := s
-		if s.Meta, err = patch.Apply(s.Meta, now); err != nil {
+		if err := core.UpdateMeta(&s, patch, now); err != nil {
 			return err
-		}
-		if s.Meta.Status != old.Meta.Status {
-			s.Meta.StatusAt = now
 		}
 		if err := putShare(tx, &old, &s); err != nil {
 			return err
@@ -135,7 +112,7 @@ func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch shareva
 		tv.overShare(&s)
 		return nil
 	})
-	return resultOrZero(s, err)
+	return core.OrZero(s, err)
 }
 
 // BumpEpoch increments the share's epoch and stores owner as its new
@@ -143,40 +120,30 @@ func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch shareva
 // EConflict if owner.Epoch is not the current epoch + 1 or owner.ID
 // exists; EInvalid if owner.ShareID != id or owner.ID is empty.
 func (db *DB) BumpEpoch(ctx context.Context, id sharevat.ShareID, owner sharevat.Grant) (s sharevat.Share, err error) {
-	if owner.ShareID != id || owner.ID == "" {
-		return s, sharevat.Errorf(sharevat.EInvalid, "new owner grant must have an id and belong to share %q", id)
+	if err := core.CheckNewOwner(id, &owner); err != nil {
+		return s, err
 	}
 	err = db.updateFlushed(ctx, "bump epoch", func(tx *bbolt.Tx) error {
 		if s, err = liveShare(tx, id); err != nil {
 			return err
 		}
-		if owner.Epoch != s.Epoch+1 {
-			return sharevat.Errorf(sharevat.EConflict, "new owner epoch %d is not the share's epoch %d + 1", owner.Epoch, s.Epoch)
+		old := s
+		if err := core.BumpEpoch(&s, &owner); err != nil {
+			return err
 		}
 		if err := putNewGrant(tx, &owner); err != nil {
 			return err
 		}
-		old := s
-		s.Epoch, s.OwnerRoot = owner.Epoch, owner.ID
 		return putShare(tx, &old, &s)
 	})
-	return resultOrZero(s, err)
-}
-
-// resultOrZero drops a partial result when err is set.
-func resultOrZero[T any](v T, err error) (T, error) {
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v, nil
+	return core.OrZero(s, err)
 }
 
 // getShare loads a share. Errors: ENotFound.
 func getShare(tx *bbolt.Tx, id sharevat.ShareID) (sharevat.Share, error) {
 	v := tx.Bucket(bucketShares).Get([]byte(id))
 	if v == nil {
-		return sharevat.Share{}, sharevat.Errorf(sharevat.ENotFound, "share %q not found", id)
+		return sharevat.Share{}, core.NotFound(id)
 	}
 	s, err := decodeShare(v)
 	if err != nil {
@@ -217,7 +184,7 @@ func logHead(tx *bbolt.Tx, id sharevat.ShareID) sharevat.Cursor {
 func liveShare(tx *bbolt.Tx, id sharevat.ShareID) (sharevat.Share, error) {
 	s, err := getShare(tx, id)
 	if err == nil && s.Deleted {
-		return sharevat.Share{}, sharevat.Errorf(sharevat.ENotFound, "share %q not found", id)
+		return sharevat.Share{}, core.NotFound(id)
 	}
 	return s, err
 }

@@ -7,6 +7,7 @@ import (
 
 	"sharevat"
 	"sharevat/store/internal/boltutil"
+	"sharevat/store/internal/core"
 )
 
 // keySealing, in the sharevat bucket, marks a file whose compacted op
@@ -84,7 +85,7 @@ func sealShareChunk(tx *bbolt.Tx, s *sharevat.Share, from []byte) (next []byte, 
 	for ; k != nil && len(moved) < sealChunk; k, v = c.Next() {
 		cur, d, err := decodeOpIndex(v)
 		if err != nil {
-			return nil, false, badRecord(s.ID, 0, err)
+			return nil, false, core.BadRecord(s.ID, 0, err)
 		}
 		if cur < s.Earliest {
 			moved = append(moved, newSealedOp(slices.Clone(k), cur, &d))

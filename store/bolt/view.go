@@ -8,6 +8,7 @@ import (
 
 	"sharevat"
 	"sharevat/store/apply"
+	"sharevat/store/internal/core"
 )
 
 // logView is the apply.Tx of one share inside one read-write
@@ -86,7 +87,7 @@ func lookupOp(id sharevat.ShareID, log, ops, sealed *bbolt.Bucket, earliest shar
 			err = corruptf("the sealed index puts an op id at cursor %d, not below the earliest %d", ix.Cursor, earliest)
 		}
 		if err != nil {
-			return sharevat.IndexedOp{}, false, badRecord(id, ix.Cursor, err)
+			return sharevat.IndexedOp{}, false, core.BadRecord(id, ix.Cursor, err)
 		}
 		return ix, ok, nil
 	}
@@ -95,7 +96,7 @@ func lookupOp(id sharevat.ShareID, log, ops, sealed *bbolt.Bucket, earliest shar
 		err = verifyIndexed(log, ops, opID, c, d, earliest)
 	}
 	if err != nil {
-		return sharevat.IndexedOp{}, false, badRecord(id, c, err)
+		return sharevat.IndexedOp{}, false, core.BadRecord(id, c, err)
 	}
 	return sharevat.IndexedOp{OpID: opID, Cursor: c, Digest: d}, true, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"sharevat"
 	"sharevat/store/internal/boltutil"
+	"sharevat/store/internal/core"
 )
 
 // kickIfDue wakes the applier when enough log is pending.
@@ -150,7 +151,7 @@ func applyRecord(tx *bbolt.Tx, shares map[sharevat.ShareID]*appliedShare, r *wal
 	}
 	for i := range r.entries {
 		if err := a.view.Put(&r.entries[i]); err != nil {
-			return badRecord(r.share, r.entries[i].Cursor, err)
+			return core.BadRecord(r.share, r.entries[i].Cursor, err)
 		}
 	}
 	if r.now.After(a.now) {

@@ -5,30 +5,31 @@ import (
 
 	"sharevat"
 	"sharevat/store/internal/boltutil"
+	"sharevat/store/internal/commit"
 )
 
 // decideCall runs one call's append engine in tx and returns the record
 // of what it applied (nil if nothing). A panic (a damaged page) is the
 // call's error.
-func (db *DB) decideCall(tx *bbolt.Tx, st stage, call *appendCall) (rec *walRecord) {
-	call.err = boltutil.Guard(func() error {
+func (db *DB) decideCall(tx *bbolt.Tx, st stage, call *commit.Call) (rec *walRecord) {
+	call.Err = boltutil.Guard(func() error {
 		var err error
-		call.ack, rec, err = db.decide(tx, st, call)
+		call.Ack, rec, err = db.decide(tx, st, call)
 		return err
 	})
-	if call.err != nil {
-		call.ack, rec = sharevat.Ack{}, nil
+	if call.Err != nil {
+		call.Ack, rec = sharevat.Ack{}, nil
 	}
 	return rec
 }
 
 // decide is applyAppend over a walView.
-func (db *DB) decide(tx *bbolt.Tx, st stage, call *appendCall) (sharevat.Ack, *walRecord, error) {
-	s, err := db.wal.share(tx, call.req.Share)
+func (db *DB) decide(tx *bbolt.Tx, st stage, call *commit.Call) (sharevat.Ack, *walRecord, error) {
+	s, err := db.wal.share(tx, call.Req.Share)
 	if err != nil {
 		return sharevat.Ack{}, nil, err
 	}
-	v, err := openWALView(tx, &s, db.wal.ov.tails[s.ID], st, len(call.req.Batch.Ops))
+	v, err := openWALView(tx, &s, db.wal.ov.tails[s.ID], st, len(call.Req.Batch.Ops))
 	if err != nil {
 		return sharevat.Ack{}, nil, err
 	}
@@ -38,7 +39,7 @@ func (db *DB) decide(tx *bbolt.Tx, st stage, call *appendCall) (sharevat.Ack, *w
 			v.undo()
 		}
 	}()
-	ack, err := call.prep.Apply(v, call.req.Now)
+	ack, err := call.Prep.Apply(v, call.Req.Now)
 	if err != nil {
 		return ack, nil, err
 	}
@@ -46,7 +47,7 @@ func (db *DB) decide(tx *bbolt.Tx, st stage, call *appendCall) (sharevat.Ack, *w
 	if len(v.put) == 0 {
 		return ack, nil, nil
 	}
-	return ack, &walRecord{share: s.ID, now: call.req.Now, entries: v.put}, nil
+	return ack, &walRecord{share: s.ID, now: call.Req.Now, entries: v.put}, nil
 }
 
 // share is the live share id as the decider needs it: its record comes

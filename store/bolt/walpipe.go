@@ -7,6 +7,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"sharevat/store/internal/boltutil"
+	"sharevat/store/internal/commit"
 )
 
 // The append path with the write-ahead log is a pipeline of two steps,
@@ -32,10 +33,10 @@ type flight struct {
 // walDecide is a group's first step: it decides every call and writes
 // the group's records, and returns the LSN the group's answers wait for
 // (0 and ok false if the group failed: its calls have their errors).
-func (db *DB) walDecide(group []*appendCall) (upTo uint64, ok bool) {
+func (db *DB) walDecide(group []*commit.Call) (upTo uint64, ok bool) {
 	w := db.wal
 	if err := w.admit(); err != nil {
-		setGroupErr(group, err)
+		commit.SetErr(group, err)
 		return 0, false
 	}
 	w.order.Lock()
@@ -55,7 +56,7 @@ func (db *DB) walDecide(group []*appendCall) (upTo uint64, ok bool) {
 	}
 	if err != nil {
 		w.unstage(recs)
-		setGroupErr(group, err)
+		commit.SetErr(group, err)
 		return 0, false
 	}
 	return w.log.Next() - 1, true
@@ -64,7 +65,7 @@ func (db *DB) walDecide(group []*appendCall) (upTo uint64, ok bool) {
 // decideLocked is decideCall with the overlay's read lock held, so that
 // a concurrent publish (of an earlier group) does not change a tail
 // while the call reads it.
-func (db *DB) decideLocked(tx *bbolt.Tx, call *appendCall) *walRecord {
+func (db *DB) decideLocked(tx *bbolt.Tx, call *commit.Call) *walRecord {
 	db.wal.ov.mu.RLock()
 	defer db.wal.ov.mu.RUnlock()
 	return db.decideCall(tx, db.wal.stage, call)
@@ -72,13 +73,13 @@ func (db *DB) decideLocked(tx *bbolt.Tx, call *appendCall) *walRecord {
 
 // walFinish is a group's second step: it waits until every record up to
 // upTo is durable and published, then the group's answers stand.
-func (db *DB) walFinish(group []*appendCall, upTo uint64, start time.Time) {
+func (db *DB) walFinish(group []*commit.Call, upTo uint64, start time.Time) {
 	if err := db.wal.durable(upTo); err != nil {
-		setGroupErr(group, err)
+		commit.SetErr(group, err)
 		return
 	}
 	if db.opts.OnCommit != nil {
-		db.opts.OnCommit(len(group), groupOps(group), time.Since(start))
+		db.opts.OnCommit(len(group), commit.Ops(group), time.Since(start))
 	}
 }
 

@@ -2,38 +2,14 @@ package pg
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
-	"sharevat/store/apply"
+	"sharevat/store/internal/commit"
+	"sharevat/store/internal/core"
 )
-
-// Append applies one batch with the append engine (store/apply) in one
-// transaction, shared with the concurrent appends of this Store (group
-// commit), and returns once that transaction has committed. The batch
-// is prepared on the caller's goroutine, outside the group. Errors:
-// ENotFound if the share does not exist or is deleted; EInvalid if the
-// batch is nil or the limits are invalid.
-func (st *Store) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.Ack, error) {
-	if req.Batch == nil {
-		return sharevat.Ack{}, sharevat.Errorf(sharevat.EInvalid, "append without a batch")
-	}
-	if err := req.Limits.Validate(); err != nil {
-		return sharevat.Ack{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return sharevat.Ack{}, fmt.Errorf("pg: append: %w", err)
-	}
-	if st.closed.Load() {
-		return sharevat.Ack{}, errClosed
-	}
-	call := &appendCall{req: req, prep: apply.Prepare(req.Batch, req.Limits, req.Privacy), wake: make(chan struct{})}
-	st.commits.do(call)
-	return orZero(call.ack, call.err)
-}
 
 // applyGroup applies each call of group in tx: it locks the rows of the
 // group's shares (in id order, so that groups of several stores never
@@ -42,23 +18,23 @@ func (st *Store) Append(ctx context.Context, req sharevat.AppendRequest) (sharev
 // memory; then writes what they applied, in one more. A call on a share
 // that does not exist or is deleted gets ENotFound and writes nothing.
 // It stops at the first store failure, which aborts the transaction.
-func applyGroup(ctx context.Context, tx pgx.Tx, group []*appendCall) error {
+func applyGroup(ctx context.Context, tx pgx.Tx, group []*commit.Call) error {
 	views, err := openViews(ctx, tx, group)
 	if err != nil {
 		return err
 	}
 	for _, call := range group {
-		v := views[call.req.Share]
+		v := views[call.Req.Share]
 		if v == nil {
-			call.ack, call.err = sharevat.Ack{}, notFound(call.req.Share)
+			call.Ack, call.Err = sharevat.Ack{}, core.NotFound(call.Req.Share)
 			continue
 		}
-		call.ack, call.err = call.prep.Apply(v, call.req.Now)
-		if call.err != nil {
-			return call.err
+		call.Ack, call.Err = call.Prep.Apply(v, call.Req.Now)
+		if call.Err != nil {
+			return call.Err
 		}
-		if call.ack.Applied > 0 {
-			v.touch(call.req.Now)
+		if call.Ack.Applied > 0 {
+			v.touch(call.Req.Now)
 		}
 	}
 	return flush(ctx, tx, views)
@@ -67,15 +43,15 @@ func applyGroup(ctx context.Context, tx pgx.Tx, group []*appendCall) error {
 // openViews locks the group's share rows and loads the op-id index
 // entries its op ids (and dependencies) have, and returns a view of each
 // live share.
-func openViews(ctx context.Context, tx pgx.Tx, group []*appendCall) (map[sharevat.ShareID]*shareView, error) {
+func openViews(ctx context.Context, tx pgx.Tx, group []*commit.Call) (map[sharevat.ShareID]*shareView, error) {
 	var ids [][]byte
 	var wantShare, wantOp [][]byte
 	for _, call := range group {
-		ids = append(ids, b(call.req.Share))
-		for i := range call.req.Batch.Ops {
-			op := &call.req.Batch.Ops[i]
+		ids = append(ids, b(call.Req.Share))
+		for i := range call.Req.Batch.Ops {
+			op := &call.Req.Batch.Ops[i]
 			for _, id := range append([]string{op.OpID}, op.DependsOn...) {
-				wantShare, wantOp = append(wantShare, b(call.req.Share)), append(wantOp, b(id))
+				wantShare, wantOp = append(wantShare, b(call.Req.Share)), append(wantOp, b(id))
 			}
 		}
 	}

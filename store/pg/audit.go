@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // auditLock is the pg_advisory_xact_lock key Audit holds while it
@@ -56,7 +57,7 @@ func (st *Store) AuditLog(ctx context.Context, share sharevat.ShareID, after uin
 		out, err = pgx.CollectRows(rows, scanAudit)
 		return err
 	})
-	return orZero(out, err)
+	return core.OrZero(out, err)
 }
 
 // scanAudit reads one audit row.

@@ -1,14 +1,13 @@
 package pg
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"sharevat"
 	"sharevat/store/apply"
+	"sharevat/store/internal/core"
 )
 
 // Values cross to PostgreSQL as the schema keeps them: strings as
@@ -58,35 +57,12 @@ func i64[T ~uint64 | ~uint32](u T) int64 { return int64(u) }
 // it has no int64 form to compare with.
 func beyond(c uint64) bool { return c > math.MaxInt64 }
 
-// errCorrupt marks a failed integrity check (recordError).
-var errCorrupt = errors.New("stored data failed its integrity check")
-
-// recordError is a stored record that failed its integrity check: it
-// names the share and cursor, never the contents.
-type recordError struct {
-	share  sharevat.ShareID
-	cursor sharevat.Cursor
-	detail string
-}
-
-func (e *recordError) Error() string {
-	return fmt.Sprintf("%v: share %q cursor %d: %s", errCorrupt, e.share, e.cursor, e.detail)
-}
-
-// Unwrap makes errors.Is(e, errCorrupt) hold.
-func (e *recordError) Unwrap() error { return errCorrupt }
-
-// badRecord is the recordError of the record at cursor c of share id.
-func badRecord(id sharevat.ShareID, c sharevat.Cursor, format string, args ...any) error {
-	return &recordError{share: id, cursor: c, detail: fmt.Sprintf(format, args...)}
-}
-
 // corrupt logs a failed integrity check and returns the ECorrupt error
 // the caller sees, naming the share and cursor.
-func (st *Store) corrupt(op string, re *recordError) error {
+func (st *Store) corrupt(op string, re *core.RecordError) error {
 	st.opts.Logger.Error("store: stored data failed its integrity check; restore the database from a backup",
-		"op", op, "share", string(re.share), "cursor", uint64(re.cursor), "err", re.detail)
-	return sharevat.Errorf(sharevat.ECorrupt, "stored data failed its integrity check (share %s, cursor %d); the operator must restore from a backup", re.share, re.cursor)
+		"op", op, "share", string(re.Share), "cursor", uint64(re.Cursor), "err", re.Detail)
+	return core.Corrupt(re)
 }
 
 // contentDigest is the digest of the content an entry or entity holds.
@@ -112,25 +88,9 @@ func indexedOf(id sharevat.ShareID, opID string, c sharevat.Cursor, d []byte) (s
 
 func digestOf(id sharevat.ShareID, c sharevat.Cursor, d []byte) ([32]byte, error) {
 	if len(d) != 32 {
-		return [32]byte{}, badRecord(id, c, "a digest of %d bytes", len(d))
+		return [32]byte{}, core.BadRecordf(id, c, "a digest of %d bytes", len(d))
 	}
 	return [32]byte(d), nil
-}
-
-// checkSettings rejects settings no share may have.
-func checkSettings(set sharevat.Settings) error {
-	switch {
-	case set.Privacy > sharevat.PrivacyOff:
-		return sharevat.Errorf(sharevat.EInvalid, "unknown privacy policy %d", set.Privacy)
-	case set.RetainFor < 0:
-		return sharevat.Errorf(sharevat.EInvalid, "retention age %v is negative", set.RetainFor)
-	}
-	return nil
-}
-
-// notFound is the answer for a share that does not exist or is deleted.
-func notFound(id sharevat.ShareID) error {
-	return sharevat.Errorf(sharevat.ENotFound, "share %q not found", id)
 }
 
 // prefixed qualifies each column of a comma-separated list with p

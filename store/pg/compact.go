@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // digestSQL is apply.Digest computed by PostgreSQL over a log row:
@@ -29,9 +30,9 @@ func checkRange(ctx context.Context, q querier, id sharevat.ShareID, from, to sh
 	case err != nil:
 		return err
 	case bad != nil:
-		return badRecord(id, sharevat.Cursor(*bad), "content does not match its digest")
+		return core.BadRecordf(id, sharevat.Cursor(*bad), "content does not match its digest")
 	case n != int64(to-from+1):
-		return badRecord(id, from, "the log lacks %d of the cursors %d to %d", int64(to-from+1)-n, from, to)
+		return core.BadRecordf(id, from, "the log lacks %d of the cursors %d to %d", int64(to-from+1)-n, from, to)
 	}
 	return nil
 }
@@ -49,11 +50,8 @@ func (st *Store) Compact(ctx context.Context, id sharevat.ShareID, before sharev
 			return err
 		}
 		earliest = s.Earliest
-		if before > s.Head+1 {
-			return sharevat.Errorf(sharevat.EInvalid, "cannot compact before cursor %d: the head is %d", before, s.Head)
-		}
-		if before <= s.Earliest {
-			return nil
+		if drop, err := core.CheckCompact(&s, before); err != nil || !drop {
+			return err
 		}
 		if err := checkRange(ctx, tx, id, s.Earliest, before-1); err != nil {
 			return err
@@ -61,7 +59,7 @@ func (st *Store) Compact(ctx context.Context, id sharevat.ShareID, before sharev
 		earliest = before
 		return compactLog(ctx, tx, &s, before)
 	})
-	return orZero(earliest, err)
+	return core.OrZero(earliest, err)
 }
 
 // compactLog moves s to earliest before: base forgets the keys the state

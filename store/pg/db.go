@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"sharevat"
+	"sharevat/store/internal/commit"
+	"sharevat/store/internal/core"
 )
 
 // Store is a sharevat.Store over one PostgreSQL database. It is safe
@@ -22,7 +24,7 @@ import (
 type Store struct {
 	pool    *pgxpool.Pool
 	opts    Options
-	commits committer
+	commits *commit.Committer
 	notices *notifier // append notices (notice.go)
 	closed  atomic.Bool
 }
@@ -63,7 +65,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, unavailable("open", err)
 	}
 	st := &Store{pool: pool, opts: opts}
-	st.commits.st = st
+	st.commits = commit.New(st.lead)
 	if err := st.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -142,7 +144,7 @@ func retryable(err error) bool {
 // the RPC boundary).
 func (st *Store) wrap(op string, err error) error {
 	var de *sharevat.Error
-	var re *recordError
+	var re *core.RecordError
 	switch {
 	case err == nil:
 		return nil

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // Fork creates s as a fork of share parent at cursor at, with its owner
@@ -29,17 +30,16 @@ var _ sharevat.BoundedForker = (*Store)(nil)
 // the transaction holds the parent's row, which every fork of it takes
 // first.
 func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant, max int) (sharevat.Share, error) {
-	if err := checkNewShare(&s, &owner); err != nil {
+	if err := core.NewShare(&s, &owner); err != nil {
 		return sharevat.Share{}, err
 	}
-	resetNewShare(&s, &owner)
 	s.ParentID, s.ForkCursor, s.Head = parent, at, at
 	err := st.update(ctx, "fork", func(tx pgx.Tx) error {
 		p, err := liveShare(ctx, tx, parent, true)
 		if err != nil {
 			return err
 		}
-		if err := checkFork(&p, at); err != nil {
+		if err := core.CheckFork(&p, at); err != nil {
 			return err
 		}
 		if err := checkForks(ctx, tx, parent, max); err != nil {
@@ -57,7 +57,7 @@ func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sha
 		}
 		return copyLog(ctx, tx, &p, &s)
 	})
-	return orZero(s, err)
+	return core.OrZero(s, err)
 }
 
 // checkForks refuses a fork of parent that already has max live forks.
@@ -71,17 +71,6 @@ func checkForks(ctx context.Context, tx pgx.Tx, parent sharevat.ShareID, max int
 	}
 	if n >= max {
 		return sharevat.ForkQuotaError(n, max)
-	}
-	return nil
-}
-
-// checkFork checks that p's state at at is known.
-func checkFork(p *sharevat.Share, at sharevat.Cursor) error {
-	switch {
-	case at > p.Head:
-		return sharevat.Errorf(sharevat.EInvalid, "cannot fork at cursor %d: the head is %d", at, p.Head)
-	case at+1 < p.Earliest:
-		return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; fork at cursor %d or later", p.Earliest, p.Earliest-1)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // grantCols are the columns scanGrant reads, in its order.
@@ -127,7 +128,7 @@ func (st *Store) Grant(ctx context.Context, id sharevat.GrantID) (g sharevat.Gra
 		g, err = getGrant(ctx, tx, id, false)
 		return err
 	})
-	return orZero(g, err)
+	return core.OrZero(g, err)
 }
 
 // Grants lists a share's grants (admin grants for the empty id), by
@@ -137,7 +138,7 @@ func (st *Store) Grants(ctx context.Context, share sharevat.ShareID) (out []shar
 		out, err = queryGrants(ctx, tx, "SELECT "+grantCols+" FROM grants WHERE share_id = $1 ORDER BY created_at, id", b(share))
 		return err
 	})
-	return orZero(out, err)
+	return core.OrZero(out, err)
 }
 
 // RevokeGrants marks the grants revoked at at, in one transaction;
@@ -210,5 +211,5 @@ func (st *Store) Subtree(ctx context.Context, root sharevat.GrantID) (out []shar
 		}
 		return err
 	})
-	return orZero(out, err)
+	return core.OrZero(out, err)
 }

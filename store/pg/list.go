@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // pageVersion is the first byte of a page token: base64url(0x01 ‖
@@ -21,7 +22,7 @@ const pageVersion = 1
 // Errors: EInvalid for a negative limit, an unknown status, or a token
 // this store did not make.
 func (st *Store) ListShares(ctx context.Context, f sharevat.ListFilter) (out []sharevat.Share, next string, err error) {
-	limit, err := listLimit(f)
+	limit, err := core.ListLimit(&f)
 	if err != nil {
 		return nil, "", err
 	}
@@ -43,19 +44,6 @@ func (st *Store) ListShares(ctx context.Context, f sharevat.ListFilter) (out []s
 		next = pageToken(&out[limit-1])
 	}
 	return out, next, nil
-}
-
-// listLimit checks f's limit and status and returns the page size.
-func listLimit(f sharevat.ListFilter) (int, error) {
-	switch {
-	case f.Limit < 0:
-		return 0, sharevat.Errorf(sharevat.EInvalid, "list limit is %d; want 0 or more", f.Limit)
-	case f.Status > sharevat.StatusError:
-		return 0, sharevat.Errorf(sharevat.EInvalid, "unknown status %d", f.Status)
-	case f.Limit == 0:
-		return sharevat.DefaultListLimit, nil
-	}
-	return min(f.Limit, sharevat.MaxListLimit), nil
 }
 
 // listWhere builds the condition f selects, with its parameters.
@@ -123,7 +111,7 @@ func (st *Store) Statuses(ctx context.Context) (out []sharevat.ShareStatus, err 
 		})
 		return err
 	})
-	return orZero(out, err)
+	return core.OrZero(out, err)
 }
 
 // Children lists the live shares forked from parent, oldest first.
@@ -137,5 +125,5 @@ func (st *Store) Children(ctx context.Context, parent sharevat.ShareID) (out []s
 			AND NOT deleted ORDER BY created_at, id`, b(parent))
 		return err
 	})
-	return orZero(out, err)
+	return core.OrZero(out, err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/commit"
 )
 
 // noticeTimeout bounds one round of append notices.
@@ -40,11 +41,11 @@ func (st *Store) startNotifier() {
 }
 
 // committed records the heads of a committed group's appends.
-func (n *notifier) committed(group []*appendCall) {
+func (n *notifier) committed(group []*commit.Call) {
 	n.mu.Lock()
 	for _, call := range group {
-		if call.err == nil && call.ack.Applied > 0 {
-			n.pending[call.req.Share] = max(n.pending[call.req.Share], call.ack.Head)
+		if call.Err == nil && call.Ack.Applied > 0 {
+			n.pending[call.Req.Share] = max(n.pending[call.Req.Share], call.Ack.Head)
 		}
 	}
 	due := len(n.pending) > 0

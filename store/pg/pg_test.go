@@ -4,6 +4,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"sharevat"
 	"sharevat/internal/pgtest"
 	"sharevat/store/pg"
@@ -23,14 +26,8 @@ func MustOpen(tb testing.TB) *pg.Store {
 func MustOpenDSN(tb testing.TB, dsn string) *pg.Store {
 	tb.Helper()
 	st, err := pg.Open(tb.Context(), dsn, pg.Options{})
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			tb.Errorf("Close: %v", err)
-		}
-	})
+	require.NoError(tb, err, "Open")
+	tb.Cleanup(func() { assert.NoError(tb, st.Close(), "Close") })
 	return st
 }
 

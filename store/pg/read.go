@@ -7,15 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
-
-// errCompacted is the answer to a read of ops a compaction dropped, in
-// store/bolt's words: it names the earliest readable cursor and the
-// cursor to read after.
-func errCompacted(earliest sharevat.Cursor) error {
-	return sharevat.Errorf(sharevat.ECompacted, "ops before cursor %d were compacted; read after cursor %d, or take the snapshot and follow from its cursor",
-		earliest, max(earliest, 1)-1)
-}
 
 // Read returns up to limit entries with cursor > after, in cursor order,
 // and the share's head, from one snapshot of the database. Each entry is
@@ -34,7 +27,7 @@ func (st *Store) Read(ctx context.Context, id sharevat.ShareID, after sharevat.C
 			return err
 		}
 		if after+1 < s.Earliest {
-			return errCompacted(s.Earliest)
+			return core.Compacted(s.Earliest)
 		}
 		out, err = readEntries(ctx, tx, id, after, min(uint64(limit), uint64(head-after)))
 		return err
@@ -66,7 +59,7 @@ func readEntries(ctx context.Context, q querier, id sharevat.ShareID, after shar
 		return nil, err
 	}
 	if uint64(len(out)) != n {
-		return nil, badRecord(id, after+1+sharevat.Cursor(len(out)), "the log lacks a cursor below its head")
+		return nil, core.BadRecordf(id, after+1+sharevat.Cursor(len(out)), "the log lacks a cursor below its head")
 	}
 	return out, nil
 }
@@ -84,18 +77,18 @@ func scanEntry(rows pgx.Rows, id sharevat.ShareID, want sharevat.Cursor) (sharev
 	}
 	e.Cursor, e.Seq, e.At = sharevat.Cursor(cursor), uint32(seq), fromNS(at)
 	if e.Cursor != want {
-		return e, badRecord(id, want, "the log lacks this cursor")
+		return e, core.BadRecordf(id, want, "the log lacks this cursor")
 	}
 	if e.Digest, err = digestOf(id, e.Cursor, digest); err != nil {
 		return e, err
 	}
 	switch {
 	case contentDigest(e.Kind, e.Key, e.Body, e.Delete) != e.Digest:
-		return e, badRecord(id, e.Cursor, "content does not match its digest")
+		return e, core.BadRecordf(id, e.Cursor, "content does not match its digest")
 	case ixCursor == nil:
-		return e, badRecord(id, e.Cursor, "its op id is not in the op-id index")
+		return e, core.BadRecordf(id, e.Cursor, "its op id is not in the op-id index")
 	case *ixCursor != cursor || !bytes.Equal(ixDigest, digest):
-		return e, badRecord(id, e.Cursor, "the op-id index puts its op id at cursor %d or with another digest", *ixCursor)
+		return e, core.BadRecordf(id, e.Cursor, "the op-id index puts its op id at cursor %d or with another digest", *ixCursor)
 	}
 	return e, nil
 }
@@ -134,7 +127,7 @@ func scanEntity(row pgx.Row, id sharevat.ShareID) (sharevat.Entity, error) {
 	e.Cursor, e.At = sharevat.Cursor(cursor), fromNS(at)
 	d, err := digestOf(id, e.Cursor, digest)
 	if err == nil && contentDigest(e.Kind, e.Key, e.Body, false) != d {
-		err = badRecord(id, e.Cursor, "entity %s/%q: content does not match its digest", e.Kind, e.Key)
+		err = core.BadRecordf(id, e.Cursor, "entity %s/%q: content does not match its digest", e.Kind, e.Key)
 	}
 	return e, err
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 var _ sharevat.CompactedReader = (*Store)(nil)
@@ -58,12 +59,12 @@ func compactedOps(ctx context.Context, tx pgx.Tx, s *sharevat.Share) ([]sharevat
 		}
 		ix.Cursor = sharevat.Cursor(cursor)
 		if cursor < 1 {
-			return ix, badRecord(s.ID, ix.Cursor, "the op-id index puts op id %q at cursor %d", ix.OpID, cursor)
+			return ix, core.BadRecordf(s.ID, ix.Cursor, "the op-id index puts op id %q at cursor %d", ix.OpID, cursor)
 		}
 		return indexedOf(s.ID, ix.OpID, ix.Cursor, digest)
 	})
 	if err == nil && len(out) != int(s.Earliest-1) {
-		err = badRecord(s.ID, 0, "the op-id index holds %d op ids below cursor %d, not %d", len(out), s.Earliest, s.Earliest-1)
+		err = core.BadRecordf(s.ID, 0, "the op-id index holds %d op ids below cursor %d, not %d", len(out), s.Earliest, s.Earliest-1)
 	}
 	return out, err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // shareCols are the columns scanShare reads, in its order.
@@ -41,7 +42,7 @@ func getShare(ctx context.Context, q querier, id sharevat.ShareID, lock bool) (s
 	}
 	s, err := scanShare(q.QueryRow(ctx, sql, b(id)))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return s, notFound(id)
+		return s, core.NotFound(id)
 	}
 	return s, err
 }
@@ -50,7 +51,7 @@ func getShare(ctx context.Context, q querier, id sharevat.ShareID, lock bool) (s
 func liveShare(ctx context.Context, q querier, id sharevat.ShareID, lock bool) (sharevat.Share, error) {
 	s, err := getShare(ctx, q, id, lock)
 	if err == nil && s.Deleted {
-		return sharevat.Share{}, notFound(id)
+		return sharevat.Share{}, core.NotFound(id)
 	}
 	return s, err
 }
@@ -86,10 +87,9 @@ func putShare(ctx context.Context, q querier, s *sharevat.Share) error {
 // CreateShare stores s and its owner grant in one transaction.
 // Errors: as sharevat.ShareStore.
 func (st *Store) CreateShare(ctx context.Context, s sharevat.Share, owner sharevat.Grant) error {
-	if err := checkNewShare(&s, &owner); err != nil {
+	if err := core.NewShare(&s, &owner); err != nil {
 		return err
 	}
-	resetNewShare(&s, &owner)
 	return st.update(ctx, "create share", func(tx pgx.Tx) error {
 		if err := insertShare(ctx, tx, &s); err != nil {
 			return err
@@ -98,32 +98,13 @@ func (st *Store) CreateShare(ctx context.Context, s sharevat.Share, owner sharev
 	})
 }
 
-func checkNewShare(s *sharevat.Share, owner *sharevat.Grant) error {
-	switch {
-	case s.ID == "" || owner.ID == "":
-		return sharevat.Errorf(sharevat.EInvalid, "share id and owner grant id must not be empty")
-	case owner.ShareID != s.ID:
-		return sharevat.Errorf(sharevat.EInvalid, "owner grant is for share %q, not %q", owner.ShareID, s.ID)
-	case owner.Epoch != s.Epoch:
-		return sharevat.Errorf(sharevat.EInvalid, "owner grant epoch %d is not the share's epoch %d", owner.Epoch, s.Epoch)
-	}
-	return checkSettings(s.Settings)
-}
-
-// resetNewShare clears what a new share cannot have yet.
-func resetNewShare(s *sharevat.Share, owner *sharevat.Grant) {
-	s.Head, s.Earliest, s.OwnerRoot = 0, 1, owner.ID
-	s.Deleted, s.DeletedAt = false, time.Time{}
-	s.ParentID, s.ForkCursor = "", 0
-}
-
 // Share returns one share, deleted or not. Errors: ENotFound.
 func (st *Store) Share(ctx context.Context, id sharevat.ShareID) (s sharevat.Share, err error) {
 	err = st.view(ctx, "share", func(tx pgx.Tx) error {
 		s, err = getShare(ctx, tx, id, false)
 		return err
 	})
-	return orZero(s, err)
+	return core.OrZero(s, err)
 }
 
 // Shares lists all shares, deleted ones included, ordered by id.
@@ -132,7 +113,7 @@ func (st *Store) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 		out, err = queryShares(ctx, tx, "SELECT "+shareCols+" FROM shares ORDER BY id")
 		return err
 	})
-	return orZero(out, err)
+	return core.OrZero(out, err)
 }
 
 // queryShares runs a query of shareCols rows.
@@ -152,38 +133,33 @@ func (st *Store) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch shar
 		if s, err = liveShare(ctx, tx, id, true); err != nil {
 			return err
 		}
-		old := s.Meta.Status
-		if s.Meta, err = patch.Apply(s.Meta, now); err != nil {
+		if err := core.UpdateMeta(&s, patch, now); err != nil {
 			return err
-		}
-		if s.Meta.Status != old {
-			s.Meta.StatusAt = now
 		}
 		return putShare(ctx, tx, &s)
 	})
-	return orZero(s, err)
+	return core.OrZero(s, err)
 }
 
 // BumpEpoch increments the share's epoch and stores owner as its new
 // owner grant, in one transaction. Errors: as sharevat.ShareStore.
 func (st *Store) BumpEpoch(ctx context.Context, id sharevat.ShareID, owner sharevat.Grant) (s sharevat.Share, err error) {
-	if owner.ShareID != id || owner.ID == "" {
-		return s, sharevat.Errorf(sharevat.EInvalid, "new owner grant must have an id and belong to share %q", id)
+	if err := core.CheckNewOwner(id, &owner); err != nil {
+		return s, err
 	}
 	err = st.update(ctx, "bump epoch", func(tx pgx.Tx) error {
 		if s, err = liveShare(ctx, tx, id, true); err != nil {
 			return err
 		}
-		if owner.Epoch != s.Epoch+1 {
-			return sharevat.Errorf(sharevat.EConflict, "new owner epoch %d is not the share's epoch %d + 1", owner.Epoch, s.Epoch)
+		if err := core.BumpEpoch(&s, &owner); err != nil {
+			return err
 		}
 		if err := insertGrant(ctx, tx, &owner); err != nil {
 			return err
 		}
-		s.Epoch, s.OwnerRoot = owner.Epoch, owner.ID
 		return putShare(ctx, tx, &s)
 	})
-	return orZero(s, err)
+	return core.OrZero(s, err)
 }
 
 // Settings returns the share's settings. Errors: ENotFound.
@@ -195,18 +171,18 @@ func (st *Store) Settings(ctx context.Context, id sharevat.ShareID) (sharevat.Se
 // PutSettings replaces the share's settings. Errors: ENotFound;
 // EInvalid for settings no share may have.
 func (st *Store) PutSettings(ctx context.Context, id sharevat.ShareID, set sharevat.Settings) (sharevat.Settings, error) {
-	if err := checkSettings(set); err != nil {
+	if err := core.CheckSettings(set); err != nil {
 		return sharevat.Settings{}, err
 	}
 	err := st.update(ctx, "put settings", func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "UPDATE shares SET privacy = $2, retain_ops = $3, retain_for = $4 WHERE id = $1 AND NOT deleted",
 			b(id), int16(set.Privacy), i64(set.RetainOps), int64(set.RetainFor))
 		if err == nil && tag.RowsAffected() == 0 {
-			return notFound(id)
+			return core.NotFound(id)
 		}
 		return err
 	})
-	return orZero(set, err)
+	return core.OrZero(set, err)
 }
 
 // liveShare reads one live share in its own transaction.
@@ -215,14 +191,5 @@ func (st *Store) liveShare(ctx context.Context, op string, id sharevat.ShareID) 
 		s, err = liveShare(ctx, tx, id, false)
 		return err
 	})
-	return orZero(s, err)
-}
-
-// orZero drops a partial result when err is set.
-func orZero[T any](v T, err error) (T, error) {
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v, nil
+	return core.OrZero(s, err)
 }

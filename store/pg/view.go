@@ -7,6 +7,7 @@ import (
 
 	"sharevat"
 	"sharevat/store/apply"
+	"sharevat/store/internal/core"
 )
 
 // shareView is the apply.Tx of one share inside one append transaction,
@@ -62,13 +63,13 @@ func (v *shareView) Lookup(opID string) (sharevat.IndexedOp, bool, error) {
 	}
 	switch {
 	case ix.cursor <= 0 || c > v.s.Head:
-		return found, false, badRecord(v.s.ID, c, "the op-id index puts an op id at a cursor the log never had")
+		return found, false, core.BadRecordf(v.s.ID, c, "the op-id index puts an op id at a cursor the log never had")
 	case c < v.s.Earliest:
 		return found, true, nil
 	case found.Short || !ix.inLog:
-		return found, false, badRecord(v.s.ID, c, "the op-id index points at a cursor the log does not hold")
+		return found, false, core.BadRecordf(v.s.ID, c, "the op-id index points at a cursor the log does not hold")
 	case ix.logOp != opID || !bytes.Equal(ix.logDigest, ix.digest):
-		return found, false, badRecord(v.s.ID, c, "the op-id index and the log disagree")
+		return found, false, core.BadRecordf(v.s.ID, c, "the op-id index and the log disagree")
 	}
 	return found, true, nil
 }

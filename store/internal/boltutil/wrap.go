@@ -17,12 +17,14 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"sharevat"
+	"sharevat/store/internal/core"
 )
 
 // ErrCorrupt marks stored data that failed a check: a value that cannot
 // be decoded, a digest that does not match, a page bbolt panicked on.
-// Callers wrap it with details (never secrets or op contents).
-var ErrCorrupt = errors.New("corrupt record")
+// Callers wrap it with details (never secrets or op contents). It is
+// core.ErrCorrupt, the mark store/pg's damaged records carry too.
+var ErrCorrupt = core.ErrCorrupt
 
 // File describes one kind of bbolt file for the errors about it.
 type File struct {
