@@ -67,7 +67,10 @@ func TestPepperCheck(t *testing.T) {
 	wrong := errors.New("another pepper")
 	back := filepath.Join(t.TempDir(), "back", "sharevat.db")
 	_, err = vaultcopy.FromPostgres(t.Context(), dsn, back, vaultcopy.Options{Pepper: []byte("p2"),
-		CheckPepper: func(ctx context.Context, db *pg.Store, p []byte) error { calls = append(calls, string(p)); return wrong }})
+		CheckPepper: func(ctx context.Context, db *pg.Store, p []byte) error {
+			calls = append(calls, string(p))
+			return wrong
+		}})
 	assert.ErrorIs(t, err, wrong)
 	assert.Equal(t, []string{"p1", "p2"}, calls)
 	_, err = os.Stat(back)
