@@ -43,7 +43,8 @@ func openBolt(t *testing.T, path string) *bolt.DB {
 // and audit record as bbolt did; answers a retry of every op of every
 // live share, compacted ones included, as a duplicate at its original
 // cursor, applying nothing; and forks the compacted share at its
-// earliest-1 and past it with bbolt's state.
+// earliest-1 and past it with bbolt's state. (It was the process test
+// TestMigrateCompactedToPostgres of cmd/sharevat.)
 func TestToPostgres(t *testing.T) {
 	path, v, want := stoppedVault(t)
 	dst, dsn := mustPG(t)
@@ -62,7 +63,12 @@ func TestToPostgres(t *testing.T) {
 // renumbered from 1, as they were; a deleted share's head not kept); every share's log, op-id index,
 // state and base buckets are the first file's, byte for byte; it
 // answers a retry of every op as a duplicate at its cursor and forks as
-// the first did, and is still clean after.
+// the first did, and is still clean after. Share f is a fork its parent
+// was compacted past after it was made, df a fork of a deleted share:
+// neither can be forked again, and both keep their parent id, fork
+// cursor and whole log. (It was the process tests TestMigrateCompactedBack,
+// TestMigrateBackForkOfCompacted and TestMigrateBackForkOfDeleted of
+// cmd/sharevat.)
 func TestFromPostgres(t *testing.T) {
 	path, v, want := stoppedVault(t)
 	_, dsn := mustPG(t)
