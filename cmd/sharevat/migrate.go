@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
+	"sharevat/vaultcopy"
 )
 
 var migrateCommand = command{
@@ -90,145 +89,31 @@ func migrate(ctx context.Context, env *Env, dir, dsn string) error {
 	if err != nil {
 		return fmt.Errorf("pepper: %w", err)
 	}
-	src, err := bolt.Open(filepath.Join(dir, dbFile), bolt.Options{LockTimeout: time.Second})
+	n, err := vaultcopy.ToPostgres(ctx, filepath.Join(dir, dbFile), dsn, vaultcopy.Options{Pepper: pepper, CheckPepper: checkPepperFingerprint})
 	if err != nil {
-		if sharevat.ErrorCode(err) == sharevat.EUnavailable {
-			return fmt.Errorf("%w: a running vat holds %s; stop it first", err, dir)
-		}
-		return err
-	}
-	defer src.Close()
-	dst, err := pg.Open(ctx, dsn, pg.Options{})
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer dst.Close()
-	if err := refuseNonEmpty(ctx, dst); err != nil {
-		return err
-	}
-	n, err := copyVault(ctx, src, dst)
-	if err != nil {
-		return err
-	}
-	if err := checkPepperFingerprint(ctx, dst, pepper); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "migrated %d shares, %d grants, %d ops (and the op ids of %d compacted ones), %d audit records to %s\n",
-		n.shares, n.grants, n.ops, n.compacted, n.audit, redactedURL(dsn))
+		n.Shares, n.Grants, n.Ops, n.Compacted, n.Audit, redactedURL(dsn))
 	return nil
 }
 
-// refuseNonEmpty fails when the destination holds a share or a grant.
-func refuseNonEmpty(ctx context.Context, st sharevat.Store) error {
-	shares, err := st.Shares(ctx)
+// migrateBack copies the vault of the database dsn into a new data
+// directory dir, with the pepper given (checked against the database's
+// fingerprint, and written to dir/pepper.key once the copy is done).
+func migrateBack(ctx context.Context, env *Env, dsn, dir string, pepper []byte) error {
+	path := filepath.Join(dir, pepperFile)
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s already holds %s: migrate only into a new data directory", dir, pepperFile)
+	}
+	n, err := vaultcopy.FromPostgres(ctx, dsn, filepath.Join(dir, dbFile), vaultcopy.Options{Pepper: pepper, CheckPepper: checkPepperFingerprint})
 	if err != nil {
 		return err
 	}
-	admins, err := st.Grants(ctx, "")
-	if err != nil {
-		return err
+	if err := writeSecretFile(path, pepper); err != nil {
+		return fmt.Errorf("pepper: %w", err)
 	}
-	if len(shares) > 0 || len(admins) > 0 {
-		return fmt.Errorf("the database already holds a vault (%d shares, %d admin grants): migrate only into an empty one", len(shares), len(admins))
-	}
+	fmt.Fprintf(env.Stdout, "migrated %d shares, %d grants, %d ops, %d audit records to %s; copy the vats' admin.token there before starting it\n",
+		n.Shares, n.Grants, n.Ops, n.Audit, dir)
 	return nil
-}
-
-// copied counts what copyVault wrote.
-type copied struct{ shares, grants, ops, compacted, audit int }
-
-// copyVault copies every share, the admin grants and the audit log.
-func copyVault(ctx context.Context, src sharevat.Store, dst sharevat.VaultLoader) (copied, error) {
-	var n copied
-	shares, err := src.Shares(ctx)
-	if err != nil {
-		return n, err
-	}
-	for _, s := range shares {
-		c, err := readShare(ctx, src, s)
-		if err != nil {
-			return n, fmt.Errorf("share %s: %w", s.ID, err)
-		}
-		if err := dst.LoadShare(ctx, c); err != nil {
-			return n, fmt.Errorf("share %s: %w", s.ID, err)
-		}
-		n.shares, n.grants, n.ops = n.shares+1, n.grants+len(c.Grants), n.ops+len(c.Log)
-		n.compacted += len(c.Compacted.Ops)
-	}
-	admins, err := src.Grants(ctx, "")
-	if err == nil {
-		err = dst.LoadGrants(ctx, admins)
-	}
-	if err != nil {
-		return n, fmt.Errorf("admin grants: %w", err)
-	}
-	n.grants += len(admins)
-	n.audit, err = copyAudit(ctx, src, dst)
-	return n, err
-}
-
-// readShare reads everything of s the store's interface gives: a deleted
-// share has its grants (all revoked; its owner grant is what a way back
-// re-creates it with) and no log or state left to read.
-func readShare(ctx context.Context, src sharevat.Store, s sharevat.Share) (sharevat.ShareCopy, error) {
-	c := sharevat.ShareCopy{Share: s}
-	var err error
-	if c.Grants, err = src.Grants(ctx, s.ID); err != nil || s.Deleted {
-		return c, err
-	}
-	for after := max(s.Earliest, 1) - 1; after < s.Head; {
-		page, _, err := src.Read(ctx, s.ID, after, 1000)
-		if err != nil {
-			return c, err
-		}
-		if len(page) == 0 {
-			return c, fmt.Errorf("the log ends at %d before its head %d", after, s.Head)
-		}
-		c.Log = append(c.Log, page...)
-		after = page[len(page)-1].Cursor
-	}
-	if c.State, _, err = src.Snapshot(ctx, s.ID); err != nil {
-		return c, err
-	}
-	return c, readCompacted(ctx, src, &c)
-}
-
-// readCompacted reads what the compactions of c's share kept beyond its
-// log (the op ids of the ops they dropped, and the base) into c. It is
-// read after the log and state, in a transaction of its own: the vat is
-// stopped, so nothing moves in between, and the earliest cursor it was
-// read at is checked against the share's.
-func readCompacted(ctx context.Context, src sharevat.Store, c *sharevat.ShareCopy) error {
-	if c.Share.Earliest <= 1 {
-		return nil
-	}
-	cr, ok := src.(sharevat.CompactedReader)
-	if !ok {
-		return fmt.Errorf("the share was compacted, and this store cannot give the op ids of the ops it dropped")
-	}
-	k, err := cr.ReadCompacted(ctx, c.Share.ID)
-	if err != nil {
-		return err
-	}
-	if k.Earliest != c.Share.Earliest {
-		return fmt.Errorf("the share's earliest cursor moved from %d to %d while it was read: is a vat running?", c.Share.Earliest, k.Earliest)
-	}
-	c.Compacted = k
-	return nil
-}
-
-// copyAudit copies the audit log a page at a time.
-func copyAudit(ctx context.Context, src sharevat.Store, dst sharevat.VaultLoader) (int, error) {
-	n := 0
-	for after := uint64(0); ; {
-		page, err := src.AuditLog(ctx, "", after, 1000)
-		if err != nil || len(page) == 0 {
-			return n, err
-		}
-		if err := dst.LoadAudit(ctx, page); err != nil {
-			return n, fmt.Errorf("audit: %w", err)
-		}
-		n += len(page)
-		after = page[len(page)-1].Seq
-	}
 }
