@@ -53,7 +53,9 @@ func sameContent(t *testing.T, want, got []sharevat.Entry) {
 // the earliest cursor on (after one op per base entity), and those ops
 // still known as duplicates. The import's own export is version 1.
 // Before: export refused a compacted share ("was compacted", exit 1).
-func TestExportCompactedShareRoundTrips(t *testing.T) { onEachStore(t, testExportCompactedShareRoundTrips) }
+func TestExportCompactedShareRoundTrips(t *testing.T) {
+	onEachStore(t, testExportCompactedShareRoundTrips)
+}
 
 func testExportCompactedShareRoundTrips(t *testing.T, on storeKind) {
 	x := newXIEnv(t, on)
