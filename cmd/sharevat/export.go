@@ -23,10 +23,11 @@ export format (docs/export-format.md): a header line with the format,
 version, an export id, the share's metadata and head, then one line per
 op in cursor order with its op id, batch id, seq, cursor, kind, key,
 body, delete flag and time. A compacted share is exported from its
-earliest cursor, after its state as the compaction left it. The log is read page by page, never held in
-memory. Output goes to stdout, or to --file, written to F.tmp, synced
-and renamed, so F is either the whole export or absent. Progress is
-shown on a terminal (--quiet: none; --progress: always).
+earliest cursor, after its state as the compaction left it (format
+version 2). The log is read page by page, never held in memory. Output
+goes to stdout, or to --file, written to F.tmp, synced and renamed, so
+F is either the whole export or absent. Progress is shown on a terminal
+(--quiet: none; --progress: always).
 'sharevat import' reads it back.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var cf clientFlags

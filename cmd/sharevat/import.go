@@ -35,7 +35,9 @@ Settings in a sharevat export's header are not applied blindly: the new
 share takes the export's privacy policy only if it is stricter than the
 server's default, and never its retention, unless --apply-settings says
 so; import prints what it applied. The ops keep their op ids and order; they go through a
-durable outbox in the state directory (--state), under imports/.
+durable outbox in the state directory (--state), under imports/. The
+export of a compacted share (format version 2) first recreates the
+state the compaction left, one op per entity.
 
 If the import is interrupted (killed, --timeout, server lost), run the
 same command again: it finds the share it created (imports/<key>.json,
