@@ -13,7 +13,7 @@ import (
 
 // The page is shown a realistic session: the opencode export that `sharevat
 // import`'s tests use, mapped onto the standard kinds the way import maps
-// it (cmd/sharevat/import_opencode.go).
+// it (exportfile/opencode.go).
 const opencodeExport = "../cmd/sharevat/testdata/opencode-export.json"
 
 // The injection payload the page must show as text.

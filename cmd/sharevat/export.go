@@ -3,16 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"sharevat"
 	"sharevat/client"
+	"sharevat/exportfile"
 
 	"github.com/spf13/pflag"
 )
@@ -20,15 +17,17 @@ import (
 var exportCommand = command{
 	name:    "export",
 	args:    "[--file F]",
-	summary: "write a share's metadata and whole log as JSON Lines (token: read)",
+	summary: "write a share's metadata and log as JSON Lines (token: read)",
 	long: `Writes one share, as of its head when the export starts, in the sharevat
 export format (docs/export-format.md): a header line with the format,
 version, an export id, the share's metadata and head, then one line per
 op in cursor order with its op id, batch id, seq, cursor, kind, key,
-body, delete flag and time. The log is read page by page, never held in
-memory. Output goes to stdout, or to --file, written to F.tmp, synced
-and renamed, so F is either the whole export or absent. Progress is
-shown on a terminal (--quiet: none; --progress: always).
+body, delete flag and time. A compacted share is exported from its
+earliest cursor, after its state as the compaction left it (format
+version 2). The log is read page by page, never held in memory. Output
+goes to stdout, or to --file, written to F.tmp, synced and renamed, so
+F is either the whole export or absent. Progress is shown on a terminal
+(--quiet: none; --progress: always).
 'sharevat import' reads it back.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var cf clientFlags
@@ -52,7 +51,9 @@ func noTimeoutByDefault(fs *pflag.FlagSet, cf *clientFlags) {
 	f.DefValue, f.Usage = "0s", "give up after this long (0: no limit)"
 }
 
-// export writes the share of the token.
+// export writes the share of the token: from cursor 1 in format
+// version 1, or, for a compacted share, from its earliest cursor with
+// the base state in version 2 (docs/export-format.md).
 func export(ctx context.Context, env *Env, cf *clientFlags, pf *progressFlags, file string) error {
 	conn, sh, err := cf.restore(ctx)
 	if err != nil {
@@ -64,97 +65,50 @@ func export(ctx context.Context, env *Env, cf *clientFlags, pf *progressFlags, f
 	if err != nil {
 		return err
 	}
-	if info.Earliest > 1 {
-		return fmt.Errorf("share %s was compacted: its ops before cursor %d are gone, and an export holds the whole log "+
-			"(read its snapshot and follow from there instead: 'sharevat snapshot', 'sharevat read --from %d')", info.ID, info.Earliest, info.Earliest-1)
-	}
-	var set *exportSettings
+	x := &exportfile.Export{Share: info, Earliest: max(info.Earliest, 1), Head: info.Head}
 	if s, err := sh.Settings(ctx); err == nil {
-		set = settingsHeader(s)
+		x.Settings = &s
 	}
 	rd, err := sh.Reader(ctx)
 	if err != nil {
 		return err
 	}
 	defer rd.Release()
+	if x.Earliest > 1 {
+		if err := compactedBase(ctx, rd, x); err != nil {
+			return err
+		}
+	}
 	out, err := createOutput(env, file)
 	if err != nil {
 		return err
 	}
-	err = writeExport(ctx, out.w, rd, info, set, newCounter(env, pf, int(info.Head), "exported"))
+	p := newCounter(env, pf, int(x.Head-x.Earliest+1), "exported")
+	x.Progress = p.ackedOps
+	err = exportfile.Write(ctx, out.w, rd, x)
+	p.finish()
 	return out.finish(err)
 }
 
-// writeExport writes the header and the ops 1..info.Head.
-func writeExport(ctx context.Context, w *bufio.Writer, rd *client.Reader, info sharevat.Share, set *exportSettings, p *progress) error {
-	h := exportHeader{
-		Format: exportFormat, Version: exportVersion, ExportID: newExportID(), ExportedAt: rfc3339(time.Now()),
-		Share: shareHeader(info), Head: uint64(info.Head), Ops: uint64(info.Head), Settings: set,
-	}
-	line, err := marshalLine(h)
+// compactedBase sets x's base, the state at x.Earliest-1 as far as the
+// snapshot tells it: every entity no op from x.Earliest on has written
+// since (the later ops, exported, rewrite the others). The export ends
+// at the snapshot's cursor, so that base and log agree.
+func compactedBase(ctx context.Context, rd *client.Reader, x *exportfile.Export) error {
+	ents, cur, err := rd.Snapshot(ctx)
 	if err != nil {
+		if sharevat.ErrorCode(err) == sharevat.ETooLarge {
+			return fmt.Errorf("%w: a compacted share is exported with its state, and this one's is too large to read at once", err)
+		}
 		return err
 	}
-	if _, err := w.Write(append(line, '\n')); err != nil {
-		return err
-	}
-	defer p.finish()
-	return writeLog(ctx, w, rd, info.Head, p)
-}
-
-// writeLog pages through the log up to head, writing each op.
-func writeLog(ctx context.Context, w *bufio.Writer, rd *client.Reader, head sharevat.Cursor, p *progress) error {
-	var from sharevat.Cursor
-	for from < head {
-		entries, _, err := rd.Read(ctx, from, 0)
-		if err != nil {
-			return exportReadError(err)
+	x.Head = cur
+	for _, e := range ents {
+		if e.Cursor < x.Earliest {
+			x.Base = append(x.Base, e)
 		}
-		if len(entries) == 0 {
-			return fmt.Errorf("the log ends at cursor %d, before the head %d it had when the export began", from, head)
-		}
-		for i := range entries {
-			if entries[i].Cursor > head {
-				return nil
-			}
-			if err := writeOp(w, &entries[i], from); err != nil {
-				return err
-			}
-			from = entries[i].Cursor
-		}
-		p.ackedOps(len(entries))
 	}
 	return nil
-}
-
-// writeOp writes one op, which must follow the cursor prev.
-func writeOp(w io.Writer, e *sharevat.Entry, prev sharevat.Cursor) error {
-	if e.Cursor != prev+1 {
-		return fmt.Errorf("the log jumps from cursor %d to %d", prev, e.Cursor)
-	}
-	line, err := opLine(e)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(line)
-	return err
-}
-
-// exportReadError explains a read refused because the share was
-// compacted: the export would not hold the whole log.
-func exportReadError(err error) error {
-	if sharevat.ErrorCode(err) == sharevat.ECompacted {
-		return fmt.Errorf("%w; an export holds the whole log, and its first ops are gone", err)
-	}
-	return err
-}
-
-// newExportID is 16 random bytes in hex: what tells one export from
-// another (import resumes an interrupted import of the same export).
-func newExportID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // newCounter returns a progress bar of total items labelled what (nil

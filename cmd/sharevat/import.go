@@ -13,6 +13,7 @@ import (
 
 	"sharevat"
 	"sharevat/client"
+	"sharevat/exportfile"
 
 	"github.com/spf13/pflag"
 )
@@ -34,7 +35,9 @@ Settings in a sharevat export's header are not applied blindly: the new
 share takes the export's privacy policy only if it is stricter than the
 server's default, and never its retention, unless --apply-settings says
 so; import prints what it applied. The ops keep their op ids and order; they go through a
-durable outbox in the state directory (--state), under imports/.
+durable outbox in the state directory (--state), under imports/. The
+export of a compacted share (format version 2) first recreates the
+state the compaction left, one op per entity.
 
 If the import is interrupted (killed, --timeout, server lost), run the
 same command again: it finds the share it created (imports/<key>.json,
@@ -73,7 +76,7 @@ func (f *importFlags) register(fs *pflag.FlagSet) {
 	noTimeoutByDefault(fs, &f.cf)
 	fs.StringVar(&f.file, "file", "", "read the export from this file instead of stdin")
 	fs.StringVar(&f.title, "title", "", "title of the new share (default: the export's)")
-	fs.StringVar(&f.from, "from", fromAuto, "input format: auto, sharevat or opencode")
+	fs.StringVar(&f.from, "from", exportfile.FromAuto, "input format: auto, sharevat or opencode")
 	fs.StringVar(&f.into, "into", "", "append into the share of this token (needs append) instead of creating one")
 	fs.StringVar(&f.intoFile, "into-file", "", "like --into, the token read from this file")
 	fs.StringVar(&f.state, "state", "", "state directory (env SHAREVAT_STATE; default $XDG_STATE_HOME/sharevat or ~/.local/state/sharevat)")
@@ -90,7 +93,7 @@ func (f *importFlags) check() error {
 	switch {
 	case f.batch < 1:
 		return usagef("--batch must be at least 1")
-	case f.from != fromAuto && f.from != fromSharevat && f.from != fromOpencode:
+	case f.from != exportfile.FromAuto && f.from != exportfile.FromSharevat && f.from != exportfile.FromOpencode:
 		return usagef("--from %q: want auto, sharevat or opencode", f.from)
 	case f.into != "" && f.intoFile != "":
 		return usagef("give --into or --into-file, not both")
@@ -144,7 +147,7 @@ func runImport(ctx context.Context, env *Env, f *importFlags) error {
 type importer struct {
 	env    *Env
 	f      *importFlags
-	src    importSource
+	src    exportfile.Source
 	st     *importState
 	ob     *client.Outbox
 	p      *progress
@@ -154,9 +157,9 @@ type importer struct {
 }
 
 // newImporter opens the import's outbox (its lock) and state.
-func newImporter(env *Env, f *importFlags, dir string, src importSource) (*importer, error) {
+func newImporter(env *Env, f *importFlags, dir string, src exportfile.Source) (*importer, error) {
 	var err error
-	key := importKey(f.cf.server, src.identity())
+	key := importKey(f.cf.server, src.Identity())
 	im := &importer{env: env, f: f, src: src}
 	statePath, obPath := filepath.Join(dir, key+".json"), filepath.Join(dir, key+".db")
 	if im.ob, err = im.openOutbox(obPath); err != nil {
@@ -167,7 +170,7 @@ func newImporter(env *Env, f *importFlags, dir string, src importSource) (*impor
 			return nil, err
 		}
 	}
-	if im.st, err = loadImportState(statePath, key, f.cf.server, src.identity()); err != nil {
+	if im.st, err = loadImportState(statePath, key, f.cf.server, src.Identity()); err != nil {
 		im.ob.Close()
 		return nil, err
 	}
@@ -207,7 +210,7 @@ func (im *importer) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	remaining := im.src.total() - im.st.Done
+	remaining := im.src.Total() - im.st.Done
 	im.p = newProgress(im.env, &im.f.pf, remaining)
 	im.counts.p = im.p
 	r := client.NewRedeemer(im.f.cf.server, token, &client.RedeemerOptions{
@@ -229,7 +232,7 @@ func (im *importer) run(ctx context.Context) error {
 // skip passes over the ops an earlier run had acknowledged.
 func (im *importer) skip() error {
 	for i := 0; i < im.st.Done; i++ {
-		if _, err := im.src.next(); err != nil {
+		if _, err := im.src.Next(); err != nil {
 			return fmt.Errorf("the input has fewer ops (%d) than the earlier run acknowledged (%d): is it the same export? (it changed while it was read)", i, im.st.Done)
 		}
 	}
@@ -277,12 +280,12 @@ func (im *importer) readChunk() ([]sharevat.Op, error) {
 	var ops []sharevat.Op
 	size := 0
 	for len(ops) < importChunk && size < importChunkBytes {
-		op, err := im.src.next()
+		op, err := im.src.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, inputChanged(err)
+			return nil, exportfile.Changed(err)
 		}
 		ops = append(ops, op)
 		size += len(op.Body) + len(op.OpID) + len(op.Key)
@@ -293,7 +296,7 @@ func (im *importer) readChunk() ([]sharevat.Op, error) {
 // failed explains an import that stopped before its end, and what to
 // do: a re-run resumes it, with the same input (which stdin may not be).
 func (im *importer) failed(ctx context.Context, err error) error {
-	var changed *inputChangedError
+	var changed *exportfile.ChangedError
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		err = fmt.Errorf("timed out after --timeout %s", im.f.cf.timeout)
@@ -303,14 +306,14 @@ func (im *importer) failed(ctx context.Context, err error) error {
 		return denied(err)
 	case errors.As(err, &changed):
 		return fmt.Errorf("%w; %d of %d ops are imported into share %s: give the same command the input as it was to complete the import, "+
-			"or pass --new to import the changed input into a new share", err, im.st.Done, im.src.total(), im.st.Share)
+			"or pass --new to import the changed input into a new share", err, im.st.Done, im.src.Total(), im.st.Share)
 	}
 	again := "run the same command again"
 	if im.f.file == "" {
 		again += ", with the same input on stdin,"
 	}
 	return fmt.Errorf("%w; %d of %d ops are imported into share %s: %s to complete the import",
-		err, im.st.Done, im.src.total(), im.st.Share, again)
+		err, im.st.Done, im.src.Total(), im.st.Share, again)
 }
 
 // report prints the outcome: the counts on stderr (or everything as
@@ -321,7 +324,7 @@ func (im *importer) report(token string) error {
 		im.reportJSON(token)
 	} else {
 		fmt.Fprintf(im.env.Stderr, "imported %d op(s) into share %s: applied %d, duplicate %d, rejected %d\n",
-			im.src.total(), im.st.Share, c.applied, c.duplicates, im.st.Rejected)
+			im.src.Total(), im.st.Share, c.applied, c.duplicates, im.st.Rejected)
 		printRejected(im.env.Stderr, sharevat.Ack{Results: c.rejected})
 	}
 	if im.st.Rejected > 0 {
@@ -338,7 +341,7 @@ func (im *importer) reportJSON(token string) {
 	}
 	c := &im.counts
 	writeJSON(im.env.Stdout, map[string]any{
-		"share_id": im.st.Share, "token": token, "ops": im.src.total(), "done": im.st.Done, "complete": im.st.Complete,
+		"share_id": im.st.Share, "token": token, "ops": im.src.Total(), "done": im.st.Done, "complete": im.st.Complete,
 		"applied": c.applied, "duplicates": c.duplicates, "rejected": im.st.Rejected, "results": c.rejectedJSON(),
 		"settings": im.settingsJSON(),
 	})

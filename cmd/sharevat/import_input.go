@@ -1,10 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"sharevat/exportfile"
 )
 
 // An import reads its input twice, so that nothing is created for an
@@ -32,14 +33,14 @@ type importInput struct {
 
 // openSource reads the input through once to check it, then returns a
 // source reading it again from its start, and a func that closes it.
-func openSource(in *importInput, from string) (importSource, func(), error) {
+func openSource(in *importInput, from string) (exportfile.Source, func(), error) {
 	r, done, err := in.open()
 	if err != nil {
 		return nil, nil, err
 	}
-	check, err := readSource(r, from)
+	check, err := exportfile.Open(r, from)
 	if err == nil {
-		err = validate(check)
+		err = exportfile.Check(check)
 	}
 	done()
 	if err != nil {
@@ -51,26 +52,13 @@ func openSource(in *importInput, from string) (importSource, func(), error) {
 		in.close()
 		return nil, nil, err
 	}
-	src, err := check.again(r)
+	src, err := check.Again(r)
 	if err != nil {
 		done()
 		in.close()
 		return nil, nil, err
 	}
 	return src, func() { done(); in.close() }, nil
-}
-
-// validate reads src to its end, so that a malformed or cut-short
-// input is refused before anything is created.
-func validate(src importSource) error {
-	for {
-		if _, err := src.next(); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-	}
 }
 
 // open returns the reader of the check pass: the file, or stdin copied

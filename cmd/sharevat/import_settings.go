@@ -77,7 +77,7 @@ type settingsOutcome struct {
 // applySettings gives the new share sh the settings chooseSettings
 // picks from the export's, if it has any, and says what it did.
 func (im *importer) applySettings(ctx context.Context, sh *client.Share) error {
-	exp, ok, err := im.src.settings()
+	exp, ok, err := im.src.Settings()
 	if err != nil || !ok {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"sharevat/exportfile"
 )
 
 // An import records what it did in the state directory, under
@@ -80,7 +82,7 @@ func loadImportState(path, key, server, source string) (*importState, error) {
 
 // save writes the state durably: a temporary file, synced, renamed.
 func (st *importState) save() error {
-	now := rfc3339(time.Now())
+	now := exportfile.RFC3339(time.Now())
 	if st.Started == "" {
 		st.Started = now
 	}

@@ -59,11 +59,11 @@ func importDenied(err error) error {
 
 // create makes the share and records it before anything is sent.
 func (im *importer) create(ctx context.Context) (string, error) {
-	patch := im.src.meta()
+	patch := im.src.Meta()
 	if im.f.title != "" {
 		patch.Title = &im.f.title
 	}
-	if _, _, err := im.src.settings(); err != nil {
+	if _, _, err := im.src.Settings(); err != nil {
 		return "", err
 	}
 	var m sharevat.Minted
@@ -85,7 +85,7 @@ func (im *importer) create(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	im.st.Total = im.src.total()
+	im.st.Total = im.src.Total()
 	if err := im.st.save(); err != nil {
 		return "", err
 	}
@@ -113,7 +113,7 @@ func (im *importer) resume(ctx context.Context) (string, error) {
 		return "", err
 	}
 	im.announce(m.Token, fmt.Sprintf("resuming the import into share %s (%d of %d ops done); its new owner token is printed on stdout, once: "+
-		"the one printed before no longer works", im.st.Share, im.st.Done, im.src.total()))
+		"the one printed before no longer works", im.st.Share, im.st.Done, im.src.Total()))
 	return m.Token, nil
 }
 
@@ -139,13 +139,13 @@ func (im *importer) intoShare(ctx context.Context, token string) (string, error)
 			"give a token of %s, or pass --new (without --into) for a new share", im.st.Share, id, im.st.Share)
 	}
 	if im.st.Share == "" {
-		im.st.Share, im.st.Total = id, im.src.total()
+		im.st.Share, im.st.Total = id, im.src.Total()
 		if err := im.st.save(); err != nil {
 			return "", err
 		}
 	}
-	im.announce(token, fmt.Sprintf("importing into share %s (%d of %d ops done); the --into token is printed on stdout", id, im.st.Done, im.src.total()))
-	if set, ok, _ := im.src.settings(); ok && !im.f.cf.json {
+	im.announce(token, fmt.Sprintf("importing into share %s (%d of %d ops done); the --into token is printed on stdout", id, im.st.Done, im.src.Total()))
+	if set, ok, _ := im.src.Settings(); ok && !im.f.cf.json {
 		fmt.Fprintf(im.env.Stderr, "the export's settings (%s) are not applied: --into keeps the share's own\n", settingsText(set))
 	}
 	return token, nil

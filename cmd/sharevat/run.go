@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"sharevat"
+	"sharevat/exportfile"
 )
 
 // Exit codes (docs/design.md §11).
@@ -48,11 +49,12 @@ func (e *rejectedError) Error() string {
 // exitCode maps an error to the process exit code.
 func exitCode(err error) int {
 	var ue *usageError
+	var fe *exportfile.FormatError // a malformed export: a bad input, like a bad flag
 	var re *rejectedError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &fe):
 		return exitUsage
 	case errors.As(err, &re):
 		return exitRejected

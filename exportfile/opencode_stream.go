@@ -1,4 +1,4 @@
-package main
+package exportfile
 
 import (
 	"crypto/sha256"
@@ -17,7 +17,7 @@ import (
 // at a time, never the whole export: its memory is bounded by the
 // largest entity, whatever the size of the file. The check pass learns
 // the session info, the todos, the op count and the digest of the op
-// ids (the export's identity); the import pass (again) reads the
+// ids (the export's identity); the import pass (Again) reads the
 // messages again and takes the rest from the check pass.
 type opencodeSource struct {
 	dec    *json.Decoder
@@ -52,11 +52,11 @@ const (
 )
 
 // errNotOpencode says what import reads, for input that is neither.
-var errNotOpencode = usagef(`the input is neither a sharevat export (first line {"format":"sharevat-export",...}) ` +
+var errNotOpencode = formatf(`the input is neither a sharevat export (first line {"format":"sharevat-export",...}) ` +
 	`nor an opencode session export ({"info":{"id":"ses_...",...},"messages":[...]}, from 'opencode export <sessionID>')`)
 
 // readOpencode starts the check pass over an opencode export.
-func readOpencode(r io.Reader) (importSource, error) {
+func readOpencode(r io.Reader) (Source, error) {
 	s := &opencodeSource{dec: json.NewDecoder(r), b: ocBuilder{models: map[string]bool{}}, digest: sha256.New()}
 	if tok, err := s.dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, errNotOpencode
@@ -64,32 +64,32 @@ func readOpencode(r io.Reader) (importSource, error) {
 	return s, nil
 }
 
-// again starts the import pass over r: the session op first, from the
+// Again starts the import pass over r: the session op first, from the
 // info the check pass read.
-func (s *opencodeSource) again(r io.Reader) (importSource, error) {
+func (s *opencodeSource) Again(r io.Reader) (Source, error) {
 	t := &opencodeSource{dec: json.NewDecoder(r), b: ocBuilder{models: map[string]bool{}}, digest: sha256.New(),
 		replay: true, info: s.info, session: s.session, todos: s.todos, id: s.id, total0: s.total0}
 	if tok, err := t.dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, inputChanged(errNotOpencode)
+		return nil, Changed(errNotOpencode)
 	}
 	return t, t.b.add(sharevat.KindSession, t.session.ID, t.info)
 }
 
-func (s *opencodeSource) identity() string { return s.id }
+func (s *opencodeSource) Identity() string { return s.id }
 
-func (s *opencodeSource) total() int { return s.total0 }
+func (s *opencodeSource) Total() int { return s.total0 }
 
-func (s *opencodeSource) meta() sharevat.MetaPatch {
+func (s *opencodeSource) Meta() sharevat.MetaPatch {
 	se := &s.session
 	return sharevat.MetaPatch{Title: &se.Title, ProjectID: &se.ProjectID, Directory: &se.Directory, Version: &se.Version}
 }
 
-func (s *opencodeSource) settings() (sharevat.Settings, bool, error) {
+func (s *opencodeSource) Settings() (sharevat.Settings, bool, error) {
 	return sharevat.Settings{}, false, nil
 }
 
-// next returns the next op, reading as far as it takes.
-func (s *opencodeSource) next() (sharevat.Op, error) {
+// Next returns the next op, reading as far as it takes.
+func (s *opencodeSource) Next() (sharevat.Op, error) {
 	for {
 		if op, ok := s.b.pop(); ok {
 			s.n++
@@ -107,8 +107,8 @@ func (s *opencodeSource) next() (sharevat.Op, error) {
 
 // wrap says where a malformed export is malformed.
 func (s *opencodeSource) wrap(err error) error {
-	var ue *usageError
-	if errors.As(err, &ue) {
+	var fe *FormatError
+	if errors.As(err, &fe) {
 		return err
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -117,7 +117,7 @@ func (s *opencodeSource) wrap(err error) error {
 	if s.msgN > 0 {
 		err = fmt.Errorf("message %d: %w", s.msgN, err)
 	}
-	return usagef("opencode export: %v (near byte %d)", err, s.dec.InputOffset())
+	return formatf("opencode export: %v (near byte %d)", err, s.dec.InputOffset())
 }
 
 // end records what the check pass learned, or checks the import pass
@@ -129,7 +129,7 @@ func (s *opencodeSource) end() error {
 		return io.EOF
 	}
 	if s.n != s.total0 || "opencode:"+s.session.ID+":"+sum != s.id {
-		return inputChanged(fmt.Errorf("it now holds %d ops, %d before, or other ones", s.n, s.total0))
+		return Changed(fmt.Errorf("it now holds %d ops, %d before, or other ones", s.n, s.total0))
 	}
 	return io.EOF
 }

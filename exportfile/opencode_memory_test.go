@@ -1,4 +1,4 @@
-package main
+package exportfile
 
 import (
 	"bytes"
@@ -80,11 +80,11 @@ func (g *bigOpencode) sample() {
 func readBigOpencode(tb testing.TB, messages int) (ops int, peak uint64, size int) {
 	runtime.GC()
 	g := &bigOpencode{messages: messages}
-	src, err := readSource(g, fromAuto)
+	src, err := Open(g, FromAuto)
 	require.NoError(tb, err)
-	require.NoError(tb, validate(src))
+	require.NoError(tb, Check(src))
 	g.sample()
-	return src.total(), g.peak, g.produced
+	return src.Total(), g.peak, g.produced
 }
 
 // TestImportOpencodeStreams: import's check pass over a 24 MiB opencode
