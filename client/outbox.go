@@ -179,16 +179,17 @@ func (o *Outbox) Close() error {
 // returns the error at once when it is permanent (IsPermanent: revoked,
 // unauthorized, permission denied, …), when ctx ends, when the Outbox is
 // closed, or when the outbox file fails. The last error is kept in
-// Status.
+// Status.LastError until an ack clears it — when ctx ends, the failure
+// that kept the batch from being acked until then ("cannot reach …:
+// connection refused; gave up at the deadline"), or "no answer from …
+// before the deadline" when nothing failed; a cancellation with nothing
+// failed records nothing.
 func (o *Outbox) Flush(ctx context.Context, r *Redeemer) error {
 	ctx, cancel := o.bound(ctx)
 	defer cancel()
 	o.flushMu.Lock()
 	defer o.flushMu.Unlock()
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		b, err := o.db.Next(o.opts.MaxBatchOps, o.opts.MaxBatchBytes, func() string { return randomID("batch-") })
 		if err != nil {
 			return err
@@ -196,6 +197,9 @@ func (o *Outbox) Flush(ctx context.Context, r *Redeemer) error {
 		if b == nil {
 			o.compact()
 			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return o.stopped(ctx, r, nil, err)
 		}
 		if err := o.send(ctx, r, b); err != nil {
 			return err
@@ -220,16 +224,17 @@ func (o *Outbox) bound(ctx context.Context) (context.Context, context.CancelFunc
 // send sends b until it is acked, or a permanent error, ctx or a local
 // failure stops it.
 func (o *Outbox) send(ctx context.Context, r *Redeemer, b *sharevat.Batch) error {
+	var sendErr error // b's last failed send on a connection that redeemed
 	for failures := 0; ; failures++ {
 		if err := o.pause(ctx, failures); err != nil {
-			return err
+			return o.stopped(ctx, r, sendErr, err)
 		}
 		sh, err := r.Share(ctx)
 		if err != nil {
-			return o.stopped(ctx, err)
+			return o.stopped(ctx, r, sendErr, err)
 		}
 		if err := o.bind(r, sh); err != nil {
-			return o.stopped(ctx, err)
+			return o.stopped(ctx, r, sendErr, err)
 		}
 		if ack, ok := o.undeliverable(ctx, r, sh, b); ok {
 			return o.acked(b.BatchID, ack)
@@ -239,8 +244,9 @@ func (o *Outbox) send(ctx context.Context, r *Redeemer, b *sharevat.Batch) error
 			return o.acked(b.BatchID, ack)
 		}
 		if IsPermanent(err) || ctx.Err() != nil {
-			return o.stopped(ctx, err)
+			return o.stopped(ctx, r, sendErr, err)
 		}
+		sendErr = err
 		o.db.SetError(err.Error(), time.Now())
 	}
 }
@@ -332,14 +338,6 @@ func (o *Outbox) acked(batchID string, ack sharevat.Ack) error {
 		o.opts.OnAck(batchID, ack)
 	}
 	return nil
-}
-
-// stopped records err as the last error, unless ctx ended, and returns it.
-func (o *Outbox) stopped(ctx context.Context, err error) error {
-	if ctx.Err() == nil {
-		o.db.SetError(err.Error(), time.Now())
-	}
-	return err
 }
 
 // pause waits before the next send of a batch: not at all before the

@@ -47,6 +47,11 @@ type Redeemer struct {
 	conn     *Conn
 	share    *Share
 	failures int
+	// lastFail is the last dial or redeem failure since the
+	// last redeem that worked (nil after it); lastDial says it was the
+	// dial. An Outbox records it when a flush gives up.
+	lastFail error
+	lastDial bool
 }
 
 // NewRedeemer returns a Redeemer of token at url. Nothing is dialed until
@@ -94,18 +99,39 @@ func (r *Redeemer) Share(ctx context.Context) (*Share, error) {
 func (r *Redeemer) connectLocked(ctx context.Context) error {
 	conn, err := Dial(ctx, r.url, r.opts.Dial)
 	if err != nil {
+		r.noteLocked(ctx, err, true)
 		return err
 	}
 	sh, err := conn.Redeem(ctx, r.token)
 	if err != nil {
 		conn.Close()
+		r.noteLocked(ctx, err, false)
 		return err
 	}
-	r.conn, r.share, r.failures = conn, sh, 0
+	r.conn, r.share, r.failures, r.lastFail = conn, sh, 0, nil
 	if r.opts.OnRedeem != nil {
 		r.opts.OnRedeem()
 	}
 	return nil
+}
+
+// noteLocked keeps err, a failed dial (dial) or redeem, as the last
+// failure, unless ctx ended (or its deadline passed, which a dial sees
+// before ctx's own timer fires): then err only says the attempt was cut
+// short, and the failure before it is kept.
+func (r *Redeemer) noteLocked(ctx context.Context, err error, dial bool) {
+	if d, ok := ctx.Deadline(); ctx.Err() != nil || ok && !time.Now().Before(d) {
+		return
+	}
+	r.lastFail, r.lastDial = err, dial
+}
+
+// lastFailure returns whether the last dial or redeem failure since the
+// last redeem that worked was the dial, and that failure (nil if none).
+func (r *Redeemer) lastFailure() (dial bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastDial, r.lastFail
 }
 
 // waitLocked sleeps the next backoff after the failure err:

@@ -317,11 +317,11 @@ func flushFailed(ctx context.Context, env *Env, cf *clientFlags, ob *client.Outb
 		return keptUnavailable(su, ob.Path(), st.Pending)
 	}
 	last := "no answer from " + cf.server
-	switch {
-	case st.LastError != "":
-		last = "last error: " + st.LastError
+	switch { // this run's failed dial or redeem says it best; else what the outbox recorded
 	case dialErr != nil:
 		last = "cannot reach " + cf.server + ": " + dialCause(dialErr)
+	case st.LastError != "":
+		last = "last error: " + st.LastError
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
