@@ -80,7 +80,7 @@ func TestBatchErrors(t *testing.T) {
 
 // TestBatchRefusedRunsNothing: a batch whose later message breaks a rule
 // (a limit, malformed input, an id it never made) is refused before any
-// of its calls runs: no session is even started. Before issue 20 the
+// of its calls runs: no session is even started. Before the fix the
 // calls ahead of the bad line ran, and their answers were lost.
 func TestBatchRefusedRunsNothing(t *testing.T) {
 	s := mustServe(t, capnweb.Options{ReadLimit: 200, MaxDepth: 8, MaxImports: 2, MaxInflight: 4, MaxExports: 100})

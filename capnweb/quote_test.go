@@ -48,7 +48,7 @@ func (s *syncBuf) String() string {
 // TestPeerTextNeverQuoted: a token (or its secret alone) sent where a
 // message type, an expression type, a method or a property name belongs
 // is refused without any part of it in the error, the abort or the log;
-// a short name is still quoted (issue 20: the engine quoted 40 bytes,
+// a short name is still quoted (the engine once quoted 40 bytes,
 // 10 or 40 characters of the secret).
 func TestPeerTextNeverQuoted(t *testing.T) {
 	logs := &syncBuf{}

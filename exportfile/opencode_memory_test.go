@@ -92,7 +92,7 @@ func readBigOpencode(tb testing.TB, messages int) (ops int, peak uint64, size in
 // stays near 2-4 MiB, garbage included). Before: the export was decoded
 // whole, a heap of over 3 times its size (77 MiB here). The heap is
 // sampled while the export is generated, so nothing is timed; the
-// process's RSS for a 160 MB file is in the README (~25 MB, was 445 MB).
+// process's RSS for a 160 MB file is in docs/guide.md (~25 MB, was 445 MB).
 func TestImportOpencodeStreams(t *testing.T) {
 	ops, peak, size := readBigOpencode(t, 192)
 	t.Logf("an opencode export of %d MiB, %d ops: peak heap %.1f MiB", size>>20, ops, float64(peak)/(1<<20))

@@ -66,7 +66,7 @@ func startBigReads(t *testing.T, opts bolt.Options) (*vattest.Server, string) {
 	return srv, token
 }
 
-// TestSequentialBigReads is issue 20's bug 4: a client that reads big
+// TestSequentialBigReads is the big-read budget's regression test: a client that reads big
 // answers one after another on one connection, each finished before the
 // next, is never closed for its memory budget, whether the ops are still
 // in the write-ahead log or already in bbolt.

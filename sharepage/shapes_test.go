@@ -21,8 +21,8 @@ func partIn(key string) string {
 	return fmt.Sprintf(`(document.querySelector('#content .part[data-key="' + CSS.escape(%q) + '"]').closest(".msg") || {dataset: {}}).dataset.key`, key)
 }
 
-// TestSharePageAnyShape opens the ops the README's walk-through and its
-// TypeScript snippet append — bodies that are not opencode's — and checks
+// TestSharePageAnyShape opens the ops the README's walk-through and the
+// guide's TypeScript snippet append — bodies that are not opencode's — and checks
 // the page shows each one's text: a message's own text, parts under the
 // message they name (by message or messageID), a part whose message
 // never arrives shown as a part, and any other body as collapsed JSON.

@@ -28,7 +28,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // crossVat is how soon a revoke through one vat must end a capability on
-// another (issue 12). Under -race on a loaded two-core machine a notice
+// another. Under -race on a loaded two-core machine a notice
 // can take longer than on an idle one; the real-process test in
 // cmd/sharevat asserts the bound of 100 ms itself.
 const crossVat = time.Second

@@ -13,7 +13,7 @@ import (
 )
 
 // bigShareGrants is how many grants the big-share benchmarks put in one
-// share (issue 8 §4 saw 51,510 minted by one token).
+// share (a hostile peer was once seen minting 51,510 from one token).
 const bigShareGrants = 50_000
 
 // BenchmarkBigShare measures, in a share holding bigShareGrants grants,

@@ -55,8 +55,8 @@ func testRedeemFailuresLookTheSame(t *testing.T, on storeKind) {
 }
 
 // TestRedeemTrailingSpace: the vat itself refuses a token with a trailing
-// space, with the one redeem failure; the client trims it before sending
-// (issue 9), so this goes to Vault.restore raw.
+// space, with the one redeem failure; the client trims it before sending,
+// so this goes to Vault.restore raw.
 func TestRedeemTrailingSpace(t *testing.T) {
 	tv := MustServe(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "s")

@@ -48,7 +48,7 @@ func batchLines(token string, n, pull int) []string {
 
 // TestBatchOverLimitRunsNothing: a batch of more calls than the session
 // admits in flight (1,100 > 1,024) is refused with 400 before any call
-// runs: no op is appended and no grant is minted (issue 20: 8 appends
+// runs: no op is appended and no grant is minted (before the fix, 8 appends
 // were applied and a grant minted, its token lost).
 func TestBatchOverLimitRunsNothing(t *testing.T) {
 	e := start(t, vattest.Options{})

@@ -12,7 +12,7 @@ import (
 
 // TestUnknownMethodHidesToken: a token, or its secret alone, called as a
 // method answers capnweb's TypeError without any part of the secret
-// (issue 20: the bare secret was quoted whole); a short name is quoted.
+// (the bare secret was once quoted whole); a short name is quoted.
 func TestUnknownMethodHidesToken(t *testing.T) {
 	e := start(t, vattest.Options{})
 	token := e.srv.MustCreate(t, "hide")

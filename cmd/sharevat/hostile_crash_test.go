@@ -105,7 +105,7 @@ func tail(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// TestHostileCrash runs each crash vector of issue 8 §1 against a fresh
+// TestHostileCrash runs each crash vector of internal/hostile (§1) against a fresh
 // `sharevat serve`: a call pipelined on a promised answer's field that
 // turns out to hold no capability — Vault.ping's empty results (a race
 // with ping's answer, retried up to 500 times without a token) or

@@ -48,7 +48,7 @@ func hostileServeFlags() []string {
 // subscription vectors: 8 make a Reader.read answer of ~8 MiB.
 const seedOpBytes = 1_040_000
 
-// TestHostileMemoryBound is issue 8's acceptance test: every vector of
+// TestHostileMemoryBound is the hostile-peer memory acceptance test: every vector of
 // §1 and §2 at once, from several hostile connections, against a real
 // `sharevat serve` (built without the race detector, whose shadow memory
 // would swamp the measure) started with small budgets, while a healthy
@@ -92,7 +92,7 @@ func TestHostileMemoryBound(t *testing.T) {
 		func(ctx context.Context) []*hostile.Report { return runAllVectors(ctx, srv.URL, fx, attack) })
 }
 
-// runAllVectors runs every vector of issue 8 at once and returns their
+// runAllVectors runs every hostile vector at once and returns their
 // reports. Single-connection vectors run on two connections each.
 func runAllVectors(ctx context.Context, url string, fx hostile.Fixture, attack time.Duration) []*hostile.Report {
 	vectors := []func() *hostile.Report{

@@ -21,7 +21,7 @@ import (
 )
 
 // crossVatBound is how soon a revoke through one vat must end a live
-// subscription on another (issue 12).
+// subscription on another.
 const crossVatBound = 100 * time.Millisecond
 
 // pgVat is one `sharevat serve --store <dsn>` of a multi-vat test, on a

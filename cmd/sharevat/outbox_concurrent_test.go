@@ -95,7 +95,7 @@ func (h *obHolder) running() bool {
 	}
 }
 
-// TestOutboxSecondProcessWaits: issue 20 bug 2. A second sharevat
+// TestOutboxSecondProcessWaits: a second sharevat
 // process on the same outbox, started while the first holds it (flushing
 // 256 ops of 5 KiB, then compacting the file, which renames a new file
 // over it), waits --lock-wait and then goes on; it never calls the

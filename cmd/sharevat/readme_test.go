@@ -1,9 +1,11 @@
 package main_test
 
 // TestReadmeWalkthrough runs the README's "Five-minute walk-through" (from
-// "## Five-minute walk-through" up to "## Ops and the append rules") for
-// real and checks that every command prints what the README shows. The
-// README is the single source: the test reads its ```sh blocks.
+// "## Five-minute walk-through" up to "## Where to go next") for real,
+// then the ```sh blocks of docs/guide.md marked to run on from it (runMark
+// on the line before), in document order and in the same shell, so their
+// state carries on; and checks that every command prints what the docs
+// show. The docs are the single source: the test reads their ```sh blocks.
 //
 // Inside those blocks:
 //
@@ -60,14 +62,17 @@ import (
 
 const (
 	walkStart   = "## Five-minute walk-through"
-	walkEnd     = "## Ops and the append rules"
+	walkEnd     = "## Where to go next"
+	readmeFile  = "README.md"
+	guideFile   = "docs/guide.md"
 	stepTimeout = 60 * time.Second
 )
 
-// step is one command of the walk-through and the output the README
-// shows for it.
+// step is one command of the walk-through and the output the docs show
+// for it.
 type step struct {
-	line int      // the command's line in README.md
+	file string   // README.md or docs/guide.md
+	line int      // the command's line in file
 	cmd  string   // one line, or a heredoc group
 	want []string // expected output lines, with "…" wildcards
 	code int      // expected exit code
@@ -78,11 +83,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 		t.Log("NOTICE: bash is not installed, so the README's walk-through is NOT checked")
 		t.Skip("no bash")
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	require.NoError(t, err)
-	steps, err := parseWalkthrough(string(readme))
-	require.NoError(t, err)
-	require.NotEmpty(t, steps)
+	steps := readSteps(t)
 	require.True(t, isServe(steps[0].cmd), "the walk-through must start with %q", serveCommand)
 
 	dir := t.TempDir()
@@ -94,9 +95,9 @@ func TestReadmeWalkthrough(t *testing.T) {
 	for _, s := range steps[1:] {
 		switch {
 		case isServe(s.cmd):
-			t.Fatalf("README.md:%d: a second serve", s.line)
+			t.Fatalf("%s:%d: a second serve", s.file, s.line)
 		case strings.HasPrefix(s.cmd, "go build "):
-			require.Empty(t, s.want, "README.md:%d: go build prints nothing", s.line)
+			require.Empty(t, s.want, "%s:%d: go build prints nothing", s.file, s.line)
 		default:
 			shell = append(shell, s)
 		}
@@ -110,22 +111,51 @@ func TestReadmeWalkthrough(t *testing.T) {
 	assert.NotContains(t, srv.Log.String(), "level=ERROR", "the server logged an error during the walk-through")
 }
 
+// readSteps returns the steps of README.md's walk-through followed by
+// those of docs/guide.md's marked blocks.
+func readSteps(t *testing.T) []step {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", readmeFile))
+	require.NoError(t, err)
+	steps, err := parseWalkthrough(string(readme))
+	require.NoError(t, err)
+	require.NotEmpty(t, steps)
+	guide, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(guideFile)))
+	require.NoError(t, err)
+	more, err := parseMarked(guideFile, string(guide))
+	require.NoError(t, err)
+	require.NotEmpty(t, more, "%s has no block marked %q", guideFile, runMark)
+	return append(steps, more...)
+}
+
 // parseWalkthrough returns the commands of the walk-through's ```sh
-// blocks, and of the later ```sh blocks marked to run on from it, with
-// their expected output.
+// blocks, and of the later ```sh blocks of README.md marked to run on
+// from it, with their expected output.
 func parseWalkthrough(readme string) ([]step, error) {
 	lines := strings.Split(readme, "\n")
 	start := indexOf(lines, walkStart, 0)
 	end := indexOf(lines, walkEnd, start+1)
 	if start < 0 || end < 0 {
-		return nil, fmt.Errorf("README.md has no section from %q to %q", walkStart, walkEnd)
+		return nil, fmt.Errorf("%s has no section from %q to %q", readmeFile, walkStart, walkEnd)
 	}
+	return parseBlocks(readmeFile, lines, start, end)
+}
+
+// parseMarked returns the commands of the ```sh blocks of doc that are
+// marked to run on from the walk-through, with their expected output.
+func parseMarked(file, doc string) ([]step, error) {
+	return parseBlocks(file, strings.Split(doc, "\n"), 0, -1)
+}
+
+// parseBlocks parses the ```sh blocks of lines from line start on: every
+// block up to line end, and after it only the blocks marked to run on.
+func parseBlocks(file string, lines []string, start, end int) ([]step, error) {
 	var steps []step
 	for i := start; i < len(lines); i++ {
 		if lines[i] != "```sh" || (i > end && !runsOn(lines, i)) {
 			continue
 		}
-		j, err := parseBlock(lines, i+1, &steps)
+		j, err := parseBlock(file, lines, i+1, &steps)
 		if err != nil {
 			return nil, err
 		}
@@ -134,8 +164,9 @@ func parseWalkthrough(readme string) ([]step, error) {
 	return steps, nil
 }
 
-// runMark, on the line before a ```sh block after the walk-through,
-// makes the test run that block on from the walk-through's state.
+// runMark, on the line before a ```sh block after README.md's
+// walk-through or in docs/guide.md, makes the test run that block on from
+// the walk-through's state.
 const runMark = "<!-- readme_test: runs on from the walk-through -->"
 
 // runsOn reports whether the ```sh block at line i is marked to run.
@@ -145,7 +176,7 @@ func runsOn(lines []string, i int) bool {
 
 // parseBlock adds the commands of the ```sh block whose first line is
 // lines[from] to steps and returns the index of its closing line.
-func parseBlock(lines []string, from int, steps *[]step) (int, error) {
+func parseBlock(file string, lines []string, from int, steps *[]step) (int, error) {
 	for i := from; i < len(lines); i++ {
 		l := lines[i]
 		switch {
@@ -154,17 +185,17 @@ func parseBlock(lines []string, from int, steps *[]step) (int, error) {
 		case strings.TrimSpace(l) == "":
 		case strings.HasPrefix(l, "#"):
 			if len(*steps) == 0 {
-				return 0, fmt.Errorf("README.md:%d: output before any command", i+1)
+				return 0, fmt.Errorf("%s:%d: output before any command", file, i+1)
 			}
 			if err := addWant(&(*steps)[len(*steps)-1], l, i+1); err != nil {
 				return 0, err
 			}
 		default:
-			s := step{line: i + 1, cmd: l}
+			s := step{file: file, line: i + 1, cmd: l}
 			if m := heredoc.FindStringSubmatch(l); m != nil {
 				j := indexOf(lines, m[1], i+1)
 				if j < 0 {
-					return 0, fmt.Errorf("README.md:%d: heredoc %s never closed", i+1, m[1])
+					return 0, fmt.Errorf("%s:%d: heredoc %s never closed", file, i+1, m[1])
 				}
 				s.cmd = strings.Join(lines[i:j+1], "\n")
 				i = j
@@ -172,7 +203,7 @@ func parseBlock(lines []string, from int, steps *[]step) (int, error) {
 			*steps = append(*steps, s)
 		}
 	}
-	return 0, fmt.Errorf("README.md:%d: a ```sh block never closed", from)
+	return 0, fmt.Errorf("%s:%d: a ```sh block never closed", file, from)
 }
 
 var (
@@ -180,14 +211,14 @@ var (
 	exitCode = regexp.MustCompile(`(^|\s+)— exit code (\d+)$`)
 )
 
-// addWant adds one "# " line of the README to s's expected output.
+// addWant adds one "# " line of the docs to s's expected output.
 func addWant(s *step, l string, n int) error {
 	text, ok := strings.CutPrefix(l, "# ")
 	if l == "#" {
 		text, ok = "", true
 	}
 	if !ok {
-		return fmt.Errorf("README.md:%d: an output line is %q and a space, then the output", n, "#")
+		return fmt.Errorf("%s:%d: an output line is %q and a space, then the output", s.file, n, "#")
 	}
 	if m := exitCode.FindStringSubmatchIndex(text); m != nil {
 		s.code, _ = strconv.Atoi(text[m[4]:m[5]])
@@ -280,7 +311,7 @@ func runSteps(t *testing.T, dir string, env []string, steps []step) ([]string, [
 	outs, codes := out.split()
 	if len(outs) < len(steps) {
 		s := steps[len(outs)]
-		t.Fatalf("README.md:%d: %s\ndid not finish within %v (%v); it printed:\n%s", s.line, s.cmd, stepTimeout, err, out.rest())
+		t.Fatalf("%s:%d: %s\ndid not finish within %v (%v); it printed:\n%s", s.file, s.line, s.cmd, stepTimeout, err, out.rest())
 	}
 	require.NoError(t, err, "bash")
 	return outs, codes
@@ -357,115 +388,11 @@ func checkOutput(t *testing.T, s step, code int, out string) {
 	t.Helper()
 	switch {
 	case code != s.code:
-		t.Errorf("README.md:%d: %s\nexited %d, the README says %d; it printed:\n%s", s.line, s.cmd, code, s.code, asComments(out))
+		t.Errorf("%s:%d: %s\nexited %d, the docs say %d; it printed:\n%s", s.file, s.line, s.cmd, code, s.code, asComments(out))
 	case out != "" && !strings.HasSuffix(out, "\n"):
-		t.Errorf("README.md:%d: %s\nits output does not end with a newline:\n%s", s.line, s.cmd, asComments(out))
+		t.Errorf("%s:%d: %s\nits output does not end with a newline:\n%s", s.file, s.line, s.cmd, asComments(out))
 	case !matchLines(s.want, lines(out)):
-		t.Errorf("README.md:%d: %s\nprinted:\n%sthe README shows:\n%s", s.line, s.cmd, asComments(out), shown(s.want))
+		t.Errorf("%s:%d: %s\nprinted:\n%sthe docs show:\n%s", s.file, s.line, s.cmd, asComments(out), shown(s.want))
 	}
-	assert.NotContains(t, linkToken.ReplaceAllString(out, "/s/#…"), "svt1_", "README.md:%d: %s printed a token", s.line, s.cmd)
-}
-
-// shown is what the README shows as a command's output.
-func shown(want []string) string {
-	if len(want) == 0 {
-		return "(nothing)\n"
-	}
-	return asComments(strings.Join(want, "\n") + "\n")
-}
-
-// lines splits output into its lines; "" has none.
-func lines(out string) []string {
-	if out == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-}
-
-// asComments shows output as the README would: each line after "# ".
-func asComments(out string) string {
-	var b strings.Builder
-	for _, l := range lines(out) {
-		b.WriteString(strings.TrimRight("# "+l, " ") + "\n")
-	}
-	return b.String()
-}
-
-// matchLines reports whether got matches want line by line, a want line
-// "…" matching any number of lines.
-func matchLines(want, got []string) bool {
-	if len(want) == 0 {
-		return len(got) == 0
-	}
-	if want[0] == "…" {
-		for k := 0; k <= len(got); k++ {
-			if matchLines(want[1:], got[k:]) {
-				return true
-			}
-		}
-		return false
-	}
-	return len(got) > 0 && lineMatches(want[0], got[0]) && matchLines(want[1:], got[1:])
-}
-
-// lineMatches reports whether line matches the README's pattern: "…"
-// matches any text, and a run of two or more spaces after the first
-// character that is not a space matches any run of spaces.
-func lineMatches(pattern, line string) bool {
-	indent := len(pattern) - len(strings.TrimLeft(pattern, " "))
-	var re strings.Builder
-	re.WriteString("^" + regexp.QuoteMeta(pattern[:indent]))
-	for i, part := range strings.Split(pattern[indent:], "…") {
-		if i > 0 {
-			re.WriteString(".*")
-		}
-		for j, lit := range spaceRuns.Split(part, -1) {
-			if j > 0 {
-				re.WriteString(" +")
-			}
-			re.WriteString(regexp.QuoteMeta(lit))
-		}
-	}
-	return regexp.MustCompile(re.String() + "$").MatchString(line)
-}
-
-var spaceRuns = regexp.MustCompile(`  +`)
-
-// linkToken is the token in a share page link, the one token the
-// README's commands print (grant --link): the README shows it elided.
-var linkToken = regexp.MustCompile(`/s/#svt1_[A-Za-z0-9_-]+`)
-
-// TestReadmeMatchRules checks the matching rules TestReadmeWalkthrough
-// documents, so that a wrong line in the README cannot pass.
-func TestReadmeMatchRules(t *testing.T) {
-	for _, c := range []struct {
-		want, got []string
-		match     bool
-	}{
-		{[]string{"head is 4"}, []string{"head is 4"}, true},
-		{[]string{"head is 4"}, []string{"head is 5"}, false},
-		{[]string{"head is 4"}, []string{"head is 4", "more"}, false},
-		{[]string{"head is 4"}, nil, false},
-		{nil, []string{"anything"}, false},
-		{[]string{"granted … (scope read)"}, []string{"granted k3x (scope read)"}, true},
-		{[]string{"granted … (scope read)"}, []string{"granted k3x (scope read, append)"}, false},
-		{[]string{"a", "…"}, []string{"a"}, true},
-		{[]string{"a", "…", "z"}, []string{"a", "b", "c", "z"}, true},
-		{[]string{"a", "…", "z"}, []string{"a", "b", "c"}, false},
-		{[]string{"…      read  live"}, []string{"k3x  read    live"}, true},
-		{[]string{"  …  read"}, []string{"k3x  read"}, false},
-		{[]string{"  …  read"}, []string{"  k3x  read"}, true},
-		{[]string{"a  b"}, []string{"ab"}, false},
-		{[]string{"a.b"}, []string{"axb"}, false},
-	} {
-		assert.Equal(t, c.match, matchLines(c.want, c.got), "want %q, got %q", c.want, c.got)
-	}
-
-	var s step
-	for _, l := range []string{"# out", "#", "#   m2 rejected   — exit code 4", "# — exit code 3"} {
-		require.NoError(t, addWant(&s, l, 1))
-	}
-	assert.Equal(t, []string{"out", "", "  m2 rejected"}, s.want)
-	assert.Equal(t, 3, s.code)
-	require.Error(t, addWant(&s, "#no space", 1))
+	assert.NotContains(t, linkToken.ReplaceAllString(out, "/s/#…"), "svt1_", "%s:%d: %s printed a token", s.file, s.line, s.cmd)
 }

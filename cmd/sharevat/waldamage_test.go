@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestServeRefusesDamagedWAL is issue 20's reproduction: a vat holding
+// TestServeRefusesDamagedWAL reproduces a damaged log: a vat holding
 // its appends in the write-ahead log (--wal-apply-every 1h), 2,000 ops
 // appended through the CLI, SIGKILL, one byte flipped at half the size
 // of the log's segment. `check --data` reports the damage (exit 1), and

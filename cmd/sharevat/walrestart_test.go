@@ -22,7 +22,7 @@ import (
 // of its bbolt file (--wal-apply-every 1h) takes appends over RPC until
 // the log holds $SHAREVAT_WAL_RESTART_MB MiB (16 by default) that the
 // file does not, is SIGKILLed, and is started again with the default
-// flags: how long until it serves is logged (issue 13's target: within
+// flags: how long until it serves is logged (the target: within
 // 5 s for 256 MiB; asserted when the variable is 256 or more, on a
 // binary built without the race detector). Then every acked op is
 // there (the head, the last batch answered as duplicates, the next op

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The Cap'n Web vectors: issue 8's memory attacks, and the ones the JSON
+// The Cap'n Web vectors: the hostile peer's memory attacks, and the ones the JSON
 // protocol adds, against /capnweb. Each takes serve's /rpc URL (as the
 // /rpc vectors do) and dials its /capnweb door.
 

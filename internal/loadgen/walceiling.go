@@ -24,7 +24,7 @@ type walReport struct {
 // walRatios are our figures over the log ceilings'.
 type walRatios struct {
 	// LatencyOverhead (one client): (our p50 − ping p50) ÷ one record
-	// append + fdatasync p50 (issue 13's target: ≤ 1.3).
+	// append + fdatasync p50 (the target: ≤ 1.3).
 	LatencyOverhead float64 `json:"p50_minus_ping_over_wal_append_p50,omitempty"`
 	// Throughput: our ops/s ÷ the ops/s the raw sequential write +
 	// fdatasync of the same bytes carries (target for 64 × 100-op

@@ -1,5 +1,6 @@
-// The README's "From TypeScript: Cap'n Web" snippet, type-checked by
-// TestTypeScript and compared with the README by TestReadmeSnippet.
+// The user guide's (docs/guide.md) "From TypeScript: Cap'n Web" snippet,
+// type-checked by TestTypeScript and compared with the guide by
+// TestReadmeSnippet.
 import { WebSocket as NodeWebSocket } from "ws";
 globalThis.WebSocket ??= NodeWebSocket as unknown as typeof WebSocket; // Node 20 has no WebSocket
 

@@ -18,7 +18,7 @@ import (
 
 // TestWALReplayTime measures how long Open takes with
 // $SHAREVAT_WAL_REPLAY_MB MiB of log not yet in the data file, as a vat
-// killed under load leaves it (issue 13's target: serving within 5 s for
+// killed under load leaves it (the target: serving within 5 s for
 // 256 MiB). Skipped unless the variable is set: it writes that much.
 func TestWALReplayTime(t *testing.T) {
 	mb, _ := strconv.Atoi(os.Getenv("SHAREVAT_WAL_REPLAY_MB"))

@@ -42,7 +42,7 @@ func fileSize(t *testing.T, path string) int64 {
 	return fi.Size()
 }
 
-// TestOutboxShrinksWhenOpened (issue 9): after 20,000 acked ops the file
+// TestOutboxShrinksWhenOpened: after 20,000 acked ops the file
 // has grown; opened again it is compacted to a small bound, its pending
 // ops are kept in order, and new ops still queue after them.
 func TestOutboxShrinksWhenOpened(t *testing.T) {
@@ -74,7 +74,7 @@ func TestOutboxShrinksWhenOpened(t *testing.T) {
 	assertNoCompactFile(t, path)
 }
 
-// TestCompactKeepsTheLock (issue 9): Compact of an open outbox renames a
+// TestCompactKeepsTheLock: Compact of an open outbox renames a
 // new file over the old one while holding both locks, so another Open of
 // the path still waits and fails; the DB goes on working on the new file.
 func TestCompactKeepsTheLock(t *testing.T) {

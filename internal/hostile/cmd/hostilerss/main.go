@@ -1,5 +1,5 @@
 // Command hostilerss measures the resident memory of a `sharevat serve`
-// process under each hostile vector of issue 8 alone. For each vector it
+// process under each hostile vector alone. For each vector it
 // starts a fresh serve (fresh temporary data directory), creates a share
 // with the admin token, mints a read token, seeds the log as the vector
 // needs, connects a healthy client, then runs the vector while sampling

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestHelpGoesToStdout (issue 9): `help`, `--help`, `help CMD` and
+// TestHelpGoesToStdout: `help`, `--help`, `help CMD` and
 // `CMD -h` print on stdout and exit 0; every command has a description.
 func TestHelpGoesToStdout(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
@@ -37,7 +37,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 	assert.Contains(t, serve, "Runs the vat", "serve's help says what it does")
 }
 
-// TestUnknownCommandSuggests (issue 9): a typo exits 2 and names the
+// TestUnknownCommandSuggests: a typo exits 2 and names the
 // command the user meant; an unknown flag and a stray argument exit 2
 // and name the help to read.
 func TestUnknownCommandSuggests(t *testing.T) {
@@ -63,7 +63,7 @@ func TestUnknownCommandSuggests(t *testing.T) {
 	assert.Contains(t, stderr, "Available Commands:", "and shows the commands")
 }
 
-// TestVersion (issue 9): `version` and `--version` name the module
+// TestVersion: `version` and `--version` name the module
 // version and, for a build from a checkout, the VCS revision.
 func TestVersion(t *testing.T) {
 	out, stderr, code := cli(t, "", nil, "version")
@@ -93,7 +93,7 @@ func TestVersion(t *testing.T) {
 	assert.Contains(t, string(got), "(rev "+rev[1], "the revision built from")
 }
 
-// TestCompletion (issue 9): completion scripts for bash, zsh and fish,
+// TestCompletion: completion scripts for bash, zsh and fish,
 // and completion of commands and of flag values.
 func TestCompletion(t *testing.T) {
 	for shell, marker := range map[string]string{"bash": "complete -o default -F __start_sharevat sharevat",

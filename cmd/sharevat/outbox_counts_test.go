@@ -19,7 +19,7 @@ func i9Ops(prefix string, n int) string {
 	return b.String()
 }
 
-// TestFlushCountsEveryAckedOp (issue 9): an append of more ops than the
+// TestFlushCountsEveryAckedOp: an append of more ops than the
 // outbox keeps done results for (10,000) is interrupted with all of them
 // pending; flush then reports every op it sent as applied, none pending,
 // and the next flush has nothing to do. The counts come from the acks, not

@@ -43,7 +43,7 @@ func str(v any) string {
 	return s
 }
 
-// TestOutboxCommands (issue 9): outbox list shows every outbox of the
+// TestOutboxCommands: outbox list shows every outbox of the
 // state directory with its share, grant, pending and failed ops; show
 // lists the ops; discard needs --yes without a terminal and drops them;
 // gc removes the empty outbox of a revoked token and keeps the rest.

@@ -11,12 +11,12 @@ import (
 	"sharevat"
 )
 
-// TestI9SharesIgnoreStaleRecordHead: the share record's head field is
+// TestSharesIgnoreStaleRecordHead: the share record's head field is
 // informational only (doc.go). A record whose field says 5 while the log
 // holds 7 ops, as files written before the head was derived hold, lists
 // at head 7 in Shares, as Share gives it; a fresh share with ops lists at
-// its log's head, not the record's 0 (issue 9).
-func TestI9SharesIgnoreStaleRecordHead(t *testing.T) {
+// its log's head, not the record's 0.
+func TestSharesIgnoreStaleRecordHead(t *testing.T) {
 	ctx := t.Context()
 	db, err := Open(filepath.Join(t.TempDir(), "sharevat.db"), Options{NoSync: true})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAppendSaysWhyItRetries (issue 9): with nothing listening, append
+// TestAppendSaysWhyItRetries: with nothing listening, append
 // says at once that the connection is refused and that it is retrying,
 // instead of waiting out --timeout in silence; --quiet keeps only the
 // final error.
@@ -33,7 +33,7 @@ func TestAppendSaysWhyItRetries(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "--quiet: only the error: %s", stderr)
 }
 
-// TestAppendProgress (issue 9): --progress draws the bar of acknowledged
+// TestAppendProgress: --progress draws the bar of acknowledged
 // ops on stderr (as a terminal would get it) and the result stays on
 // stdout; without a terminal and without --progress there is none.
 func TestAppendProgress(t *testing.T) {
@@ -54,7 +54,7 @@ func TestAppendProgress(t *testing.T) {
 	assert.Empty(t, stderr, "no terminal: no progress")
 }
 
-// TestOversizedOpsExit4 (issue 9): an op over the server's body limit
+// TestOversizedOpsExit4: an op over the server's body limit
 // and one too big to send at all both exit 4, each reported as rejected
 // tooLarge with the server's real limit (its --max-body-bytes, asked of
 // the server), not the outbox's batch size.
@@ -73,7 +73,7 @@ func TestOversizedOpsExit4(t *testing.T) {
 	}
 }
 
-// TestAppendSaysWhatWasRedacted (issue 10): the summary says how many
+// TestAppendSaysWhatWasRedacted: the summary says how many
 // secret-shaped strings the server's privacy guard replaced.
 func TestAppendSaysWhatWasRedacted(t *testing.T) {
 	srv := startServer(t, t.TempDir())

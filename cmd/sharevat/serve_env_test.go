@@ -11,7 +11,7 @@ import (
 )
 
 // TestServeEnv: serve takes every setting from SHAREVAT_<FLAG> when the
-// command line does not give it (issue 9), the command line wins, a bad
+// command line does not give it, the command line wins, a bad
 // value exits 2 naming the variable, and -h names each variable.
 func TestServeEnv(t *testing.T) {
 	data := t.TempDir()

@@ -11,13 +11,13 @@ import (
 	"sharevat/internal/vattest"
 )
 
-// TestI9CreateWithShareTokenSaysWhichTokenItNeeds: `create` given a valid
+// TestCreateWithShareTokenSaysWhichTokenItNeeds: `create` given a valid
 // share token (not the admin token) exits 3 with one line that says it
 // needs the server's admin token, where that is and how to pass it, and
-// never prints the token (issue 9). Before, it said only "check the
+// never prints the token. Before, it said only "check the
 // token: it may be wrong, revoked or expired". A wrong token gets the
 // very same line: nothing tells the two apart.
-func TestI9CreateWithShareTokenSaysWhichTokenItNeeds(t *testing.T) {
+func TestCreateWithShareTokenSaysWhichTokenItNeeds(t *testing.T) {
 	srv := startServer(t, t.TempDir())
 	base := []string{"SHAREVAT_URL=" + srv.URL}
 	out, stderr, code := cli(t, "", append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token")), "create", "--title", "one")

@@ -12,7 +12,7 @@ import (
 )
 
 // TestServeLogFormatJSON: --log-format json writes every log record as a
-// JSON object (issue 9); a bad format exits 2.
+// JSON object; a bad format exits 2.
 func TestServeLogFormatJSON(t *testing.T) {
 	srv := startServer(t, t.TempDir(), "--log-format", "json")
 	srv.Stop(t)
@@ -36,7 +36,7 @@ func TestServeLogFormatJSON(t *testing.T) {
 }
 
 // TestServeConnLogsAtDebug: a connection's open and close lines are
-// debug records (issue 9): absent at --log-level info, present at debug.
+// debug records: absent at --log-level info, present at debug.
 func TestServeConnLogsAtDebug(t *testing.T) {
 	for _, level := range []string{"info", "debug"} {
 		srv := startServer(t, t.TempDir(), "--log-level", level)

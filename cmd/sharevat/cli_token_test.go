@@ -6,12 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestI9MalformedTokenIsCaughtBeforeDialling: a token that is not a
+// TestMalformedTokenIsCaughtBeforeDialling: a token that is not a
 // token's text (truncated, with a stray character) exits 3 with a line
 // that says it is malformed and never quotes it, before anything is
 // dialled: the URL points at a port nothing listens on, so a dial would
-// exit 1 (issue 9). Before, read and create dialled and failed there.
-func TestI9MalformedTokenIsCaughtBeforeDialling(t *testing.T) {
+// exit 1. Before, read and create dialled and failed there.
+func TestMalformedTokenIsCaughtBeforeDialling(t *testing.T) {
 	good := someToken(t)
 	for name, tok := range map[string]string{
 		"truncated":  good[:len(good)-5],

@@ -12,7 +12,7 @@ import (
 // TestServeURLAllInterfaces: listening on every interface, serve prints
 // a URL a client can dial (127.0.0.1, not 0.0.0.0), says it listens on
 // all interfaces, and warns that without TLS tokens cross the network in
-// clear (issue 9). The test dials loopback only.
+// clear. The test dials loopback only.
 func TestServeURLAllInterfaces(t *testing.T) {
 	srv := startServer(t, t.TempDir(), "--listen", "0.0.0.0:0")
 	require.True(t, strings.HasPrefix(srv.URL, "ws://127.0.0.1:"), srv.URL)

@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestI9ListShowsSharesWithTheirTrueHead: `sharevat list` with the admin
+// TestListShowsSharesWithTheirTrueHead: `sharevat list` with the admin
 // token prints every share — id, title, status, head, updated — as a
 // table, and with --json as an array; the head is the share's true head
 // after appends; no token is printed; a share token exits 3 with the
-// admin-token hint (issue 9). Before, there was no `list` command (exit 2).
-func TestI9ListShowsSharesWithTheirTrueHead(t *testing.T) {
+// admin-token hint. Before, there was no `list` command (exit 2).
+func TestListShowsSharesWithTheirTrueHead(t *testing.T) {
 	srv := startServer(t, t.TempDir())
 	base := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + t.TempDir()}
 	admin := append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"))

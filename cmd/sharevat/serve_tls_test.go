@@ -52,8 +52,8 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, cert *x509.
 	return certFile, keyFile, cert
 }
 
-// TestServeTLS: with --tls-cert/--tls-key serve speaks TLS itself (issue
-// 9): it prints a wss:// URL, the real CLI client creates a share over
+// TestServeTLS: with --tls-cert/--tls-key serve speaks TLS itself: it
+// prints a wss:// URL, the real CLI client creates a share over
 // it when it trusts the certificate (SSL_CERT_FILE), and /healthz answers
 // over https. The flags go together.
 func TestServeTLS(t *testing.T) {

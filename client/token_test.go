@@ -12,10 +12,10 @@ import (
 	"sharevat/internal/vattest"
 )
 
-// TestI9TokensAreTrimmed: a token read from a file keeps its trailing
+// TestTokensAreTrimmed: a token read from a file keeps its trailing
 // newline; RedeemAdmin, Redeem and a Redeemer's Share accept it, as the CLI
-// does (issue 9). Before, each failed with unauthorized.
-func TestI9TokensAreTrimmed(t *testing.T) {
+// does. Before, each failed with unauthorized.
+func TestTokensAreTrimmed(t *testing.T) {
 	srv := vattest.Start(t, vattest.Options{})
 	ctx := context.Background()
 	owner := srv.MustCreate(t, "trimmed")
@@ -42,9 +42,9 @@ func TestI9TokensAreTrimmed(t *testing.T) {
 	})
 }
 
-// TestI9WrongTokenStillUnauthorized: trimming changes nothing else; a
+// TestWrongTokenStillUnauthorized: trimming changes nothing else; a
 // wrong token, padded or not, is still unauthorized.
-func TestI9WrongTokenStillUnauthorized(t *testing.T) {
+func TestWrongTokenStillUnauthorized(t *testing.T) {
 	srv := vattest.Start(t, vattest.Options{})
 	ctx := context.Background()
 	bad := vattest.WrongSecret(srv.Admin) + "\n"
@@ -54,10 +54,10 @@ func TestI9WrongTokenStillUnauthorized(t *testing.T) {
 	require.Equal(t, sharevat.EUnauthorized, sharevat.ErrorCode(err))
 }
 
-// TestI9ListShowsLogHead: Admin.list shows each share at its log's head,
-// as a redeemed share's info does: 3 ops, head 3; no ops, head 0
-// (issue 9). Before, every share listed at head 0.
-func TestI9ListShowsLogHead(t *testing.T) {
+// TestListShowsLogHead: Admin.list shows each share at its log's head,
+// as a redeemed share's info does: 3 ops, head 3; no ops, head 0.
+// Before, every share listed at head 0.
+func TestListShowsLogHead(t *testing.T) {
 	srv := vattest.Start(t, vattest.Options{})
 	ctx := context.Background()
 	busy := srv.MustCreate(t, "busy")

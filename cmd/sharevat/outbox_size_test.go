@@ -12,7 +12,7 @@ import (
 // may weigh: the done results it keeps (10,000) and little else.
 const i9SizeBound = 6 << 20
 
-// TestAppendLeavesASmallOutbox (issue 9): one append of 20,000 ops, sent
+// TestAppendLeavesASmallOutbox: one append of 20,000 ops, sent
 // in batches of 500 and all acked, leaves an outbox file of bounded size:
 // acked records do not stay in it, and the pages they held are given back
 // (the file is compacted once the flush has emptied it).

@@ -21,13 +21,13 @@ func oneLineErr(t *testing.T, stderr string) string {
 	return line
 }
 
-// TestI9ServerURLSaysTheFix: a server URL that cannot be the vat's —
+// TestServerURLSaysTheFix: a server URL that cannot be the vat's —
 // http://, no scheme, no /rpc path — exits 2 before anything is dialled,
-// with the URL to use (issue 9). Nothing listens at these URLs: before,
+// with the URL to use. Nothing listens at these URLs: before,
 // each was a dial failure (exit 1) that did not say what was wrong. It
 // holds for a command that dials (read, create) and for append, which
 // stores its ops before it dials.
-func TestI9ServerURLSaysTheFix(t *testing.T) {
+func TestServerURLSaysTheFix(t *testing.T) {
 	for _, tc := range []struct{ url, want string }{
 		{"http://127.0.0.1:1/rpc", "use ws://127.0.0.1:1/rpc (or wss:// for https)"},
 		{"https://vat.example:443/rpc", "use wss://vat.example:443/rpc"},
@@ -58,11 +58,11 @@ func someToken(t *testing.T) string {
 	return firstLine(out)
 }
 
-// TestI9OpErrorsSayWhatIsWrong: append's JSON Lines errors name the line
+// TestOpErrorsSayWhatIsWrong: append's JSON Lines errors name the line
 // and say in plain words what is wrong, never a Go type name; unknown
 // fields are reported; blank lines (also CRLF and whitespace-only ones)
-// are skipped (issue 9). All exit 2 before a token or server is needed.
-func TestI9OpErrorsSayWhatIsWrong(t *testing.T) {
+// are skipped. All exit 2 before a token or server is needed.
+func TestOpErrorsSayWhatIsWrong(t *testing.T) {
 	env := []string{"SHAREVAT_URL=ws://127.0.0.1:1/rpc", "SHAREVAT_TOKEN=x"}
 	ok := `{"kind":"event","body":{}}` + "\n"
 	for _, tc := range []struct{ in, want string }{
@@ -95,10 +95,10 @@ func TestI9OpErrorsSayWhatIsWrong(t *testing.T) {
 	assert.Contains(t, out, "applied 2")
 }
 
-// TestI9MissingOpsFileIsAUsageError: `append --file` naming a file that
-// is not there exits 2 with the path (issue 9); before it exited 1 with
+// TestMissingOpsFileIsAUsageError: `append --file` naming a file that
+// is not there exits 2 with the path; before it exited 1 with
 // the bare open error.
-func TestI9MissingOpsFileIsAUsageError(t *testing.T) {
+func TestMissingOpsFileIsAUsageError(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "ops.jsonl")
 	_, stderr, code := cli(t, "", []string{"SHAREVAT_TOKEN=x"}, "append", "--file", missing)
 	assert.Equal(t, 2, code, stderr)

@@ -12,7 +12,7 @@ import (
 	"sharevat/client"
 )
 
-// TestReadOnlyTokenAppendSaysTheWayOut (issue 9): an append with a
+// TestReadOnlyTokenAppendSaysTheWayOut: an append with a
 // read-only token is refused (exit 3) and its ops stay in that token's
 // outbox; the error names the outbox file and the two ways out (flush
 // --outbox FILE with a token that can append, or outbox discard), and
@@ -50,7 +50,7 @@ func i9Grant(t *testing.T, url, owner string, scope sharevat.Scope) string {
 	defer conn.Close()
 	sh, err := conn.Redeem(ctx, owner)
 	require.NoError(t, err)
-	m, err := sh.Grant(ctx, scope, 0, "issue 9 test")
+	m, err := sh.Grant(ctx, scope, 0, "read-only test")
 	require.NoError(t, err)
 	return m.Token
 }
