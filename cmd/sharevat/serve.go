@@ -72,7 +72,8 @@ var serveCommand = command{
 	long: `Runs the vat: it serves Cap'n Proto RPC over WebSocket at /rpc, the same
 capabilities over Cap'n Web at /capnweb (WebSocket and HTTP batch), the
 read-only share page at /s/ (links: grant --link; --public-url sets their
-base), /healthz, /metrics and /backup on --listen, keeping everything in
+base), /healthz, /metrics, /backup and an index page at / on --listen
+(bound before anything is written), keeping everything in
 the embedded bbolt file under --data (created on first start, with the
 server's admin token in <data>/admin.token). It prints the URL clients dial. Stop it with Ctrl-C or
 SIGTERM: it drains connections and closes the file.
@@ -147,8 +148,27 @@ func newLogger(env *Env, level, format string) (*slog.Logger, error) {
 	return nil, usagef("bad --log-format %q (want text or json)", format)
 }
 
-// serve opens the data directory, then listens and serves until ctx ends.
+// serve binds the listener, then opens the data directory and serves
+// until ctx ends. Nothing is written before the bind succeeds.
 func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error {
+	ln, err := listen(f.listen) // listen.go
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // for an early return; the HTTP server closes it too
+	if err := f.checkOpenListener(ln.Addr(), log); err != nil {
+		return err
+	}
+	tlsCfg, err := f.tls.config()
+	if err != nil {
+		return err
+	}
+	return serveOn(ctx, env, f, ln, tlsCfg, log)
+}
+
+// serveOn opens the data directory and the store, builds the vat and
+// serves on ln until ctx ends.
+func serveOn(ctx context.Context, env *Env, f *serveFlags, ln net.Listener, tlsCfg *tls.Config, log *slog.Logger) error {
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
@@ -165,20 +185,9 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 		return err
 	}
 	defer db.Close()
-	tlsCfg, err := f.tls.config()
-	if err != nil {
-		return err
-	}
 	v, err := openVat(ctx, env, f, db, m, log)
 	if err != nil {
 		return err
-	}
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	if err := f.checkOpenListener(ln.Addr(), log); err != nil {
-		return errors.Join(err, ln.Close(), closeVat(v))
 	}
 	f.peers.setMemoryLimit(log)
 	h := newHandler(v, f, m, log)
@@ -284,6 +293,7 @@ func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Confi
 	mux.Handle("/capnweb", admitted(h, r.web))
 	mux.Handle("/s/", r.page)
 	mux.Handle("/s", r.page)
+	mux.HandleFunc("/{$}", indexHandler) // index.go
 	guarded := hostGuard(r.hosts, r.loopback, originGuard(r.origins, r.publicHTTPS, mux))
 	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: 10 * time.Second}
 	if tlsCfg != nil {
