@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 	"syscall"
 )
 
-// listen binds serve's listener. It runs before the data directory or the
-// store is touched, so a busy port writes nothing. A refusal says which
-// process holds the port when that can be known, and how to pick
-// another.
-func listen(addr string) (net.Listener, error) {
+// Listen binds the TCP listener on addr for Serve. A process calls it
+// before New touches the data directory or the store, so a busy port
+// writes nothing. A refusal says which process holds the port when that
+// can be known, and how to pick another.
+func Listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, listenError(addr, err)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"fmt"
@@ -24,11 +24,11 @@ var indexRoutes = [][2]string{
 // indexDocs is where the index page points for more.
 const indexDocs = "README.md and docs/deploy.md in the sharevat repository; sharevat help on the command line"
 
-// indexHandler serves GET / (and HEAD /): a small page naming the
+// index serves GET / (and HEAD /): a small page naming the
 // routes and pointing to the docs, as HTML to a browser and as plain text
 // to anything else. It carries no script and the share page's
 // no-store, nosniff and no-referrer headers.
-func indexHandler(w http.ResponseWriter, r *http.Request) {
+func index(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "sharevat: GET / shows what this server serves", http.StatusMethodNotAllowed)
