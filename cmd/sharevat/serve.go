@@ -143,9 +143,8 @@ func newLogger(env *Env, level, format string) (*slog.Logger, error) {
 }
 
 // serve binds the listener, then builds the server (server.New opens
-// the data directory, the store and the vat) and serves until ctx ends;
-// then it closes the server, waiting up to 10 s for connections. Nothing
-// is written before the bind succeeds.
+// the data directory, the store and the vat) and runs it until ctx ends.
+// Nothing is written before the bind succeeds.
 func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error {
 	ln, err := server.Listen(f.listen)
 	if err != nil {
@@ -164,6 +163,12 @@ func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error
 		return err
 	}
 	server.SetMemoryLimit(cfg.Peers.MemoryBudget, log)
+	return run(ctx, srv, ln)
+}
+
+// run serves srv on ln until ctx ends or serving fails, then closes srv,
+// waiting up to 10 s for its connections.
+func run(ctx context.Context, srv *server.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	var serveErr error
