@@ -118,9 +118,15 @@ func pepperFingerprint(p []byte) []byte {
 	return mac.Sum(nil)
 }
 
+// Claimer keeps the first value stored under a name and returns it
+// (store/pg's Store.Claim).
+type Claimer interface {
+	Claim(ctx context.Context, name string, value []byte) ([]byte, error)
+}
+
 // CheckPepperFingerprint records p's fingerprint in the database if none
 // is, and fails if the recorded one is another pepper's.
-func CheckPepperFingerprint(ctx context.Context, st *pg.Store, p []byte) error {
+func CheckPepperFingerprint(ctx context.Context, st Claimer, p []byte) error {
 	want := pepperFingerprint(p)
 	got, err := st.Claim(ctx, pepperFingerprintName, want)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"sharevat/server"
-	"sharevat/store/pg"
 	"sharevat/sturdyref"
 )
 
@@ -55,7 +54,7 @@ func envPepper(getenv func(string) string) ([]byte, error) {
 
 // checkPepperFingerprint is server.CheckPepperFingerprint, for the
 // data tools (migrate.go).
-func checkPepperFingerprint(ctx context.Context, st *pg.Store, p []byte) error {
+func checkPepperFingerprint(ctx context.Context, st server.Claimer, p []byte) error {
 	return server.CheckPepperFingerprint(ctx, st, p)
 }
 
