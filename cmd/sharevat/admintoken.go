@@ -2,21 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"log/slog"
-	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
-	"sharevat/sturdyref"
-	"sharevat/vat"
+	"sharevat/server"
 )
 
 var adminTokenCommand = command{
@@ -82,12 +73,13 @@ func (a *adminRotation) rotate(ctx context.Context, env *Env) error {
 		return fmt.Errorf("admin token: %w", err)
 	}
 	defer out.discard()
-	var m sharevat.Minted
+	cfg := server.Config{Data: a.data, Store: sf.store, PepperFile: sf.pepperFile}
 	if sf.postgres() {
-		m, err = a.rotatePG(ctx, env, sf)
-	} else {
-		m, err = a.rotateBolt(ctx, sf)
+		if cfg.Pepper, err = envPepper(env.Getenv); err != nil {
+			return err
+		}
 	}
+	m, err := server.RotateAdmin(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -96,81 +88,4 @@ func (a *adminRotation) rotate(ctx context.Context, env *Env) error {
 	}
 	fmt.Fprintf(env.Stdout, "admin token rotated: the new one is in %s (grant %s); every earlier admin token is revoked\n", a.file, m.GrantID)
 	return nil
-}
-
-// rotatePG mints on the database, under the lock serve's first admin
-// token is minted under.
-func (a *adminRotation) rotatePG(ctx context.Context, env *Env, sf *storeFlags) (sharevat.Minted, error) {
-	st, err := pg.Open(ctx, sf.store, pg.Options{})
-	if err != nil {
-		return sharevat.Minted{}, fmt.Errorf("store: %w", err)
-	}
-	defer st.Close()
-	p, err := envPepper(env.Getenv)
-	if p == nil && err == nil {
-		p, err = readPepper(sf.pepperPath(a.data))
-	}
-	if err != nil {
-		return sharevat.Minted{}, err
-	}
-	if err := checkPepperFingerprint(ctx, st, p); err != nil {
-		return sharevat.Minted{}, err
-	}
-	var m sharevat.Minted
-	err = st.Exclusive(ctx, adminLock, func() error {
-		m, err = mintAdmin(ctx, st, p)
-		return err
-	})
-	return m, err
-}
-
-// rotateBolt mints on the bbolt file of a stopped vat.
-func (a *adminRotation) rotateBolt(ctx context.Context, sf *storeFlags) (sharevat.Minted, error) {
-	if err := checkDataFile(a.data); err != nil {
-		return sharevat.Minted{}, err
-	}
-	p, err := readPepper(sf.pepperPath(a.data))
-	if err != nil {
-		return sharevat.Minted{}, err
-	}
-	db, err := bolt.Open(filepath.Join(a.data, dbFile), bolt.Options{LockTimeout: time.Second})
-	if err != nil {
-		if sharevat.ErrorCode(err) == sharevat.EUnavailable {
-			return sharevat.Minted{}, fmt.Errorf("%w: a running vat holds %s; stop it first (or delete its admin.token and restart it)", err, a.data)
-		}
-		return sharevat.Minted{}, err
-	}
-	defer db.Close()
-	return mintAdmin(ctx, db, p)
-}
-
-// readPepper reads an existing pepper file; rotating never creates one.
-func readPepper(path string) ([]byte, error) {
-	p, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("the pepper file %s is missing: give the vats' pepper (--pepper-file, or %s)", path, pepperEnv)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pepper: %w", err)
-	}
-	if len(p) < sturdyref.MinPepperLen {
-		return nil, fmt.Errorf("pepper file %s is damaged (%d bytes)", path, len(p))
-	}
-	return p, nil
-}
-
-// mintAdmin revokes every live admin grant of st and mints a new admin
-// token through a vat of its own, with no background work.
-func mintAdmin(ctx context.Context, st sharevat.Store, pepper []byte) (sharevat.Minted, error) {
-	ver, err := sturdyref.NewVerifier(pepper)
-	if err != nil {
-		return sharevat.Minted{}, err
-	}
-	log := slog.New(slog.DiscardHandler)
-	v, err := vat.New(vat.Config{Store: st, Verifier: ver, Logger: log, Retention: vat.Retention{Every: -1}})
-	if err != nil {
-		return sharevat.Minted{}, err
-	}
-	m, err := v.MintAdminToken(ctx)
-	return m, errors.Join(err, closeVat(v))
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,9 +12,7 @@ import (
 	"time"
 
 	"sharevat"
-	"sharevat/schema"
 	"sharevat/store/bolt"
-	"sharevat/vat"
 
 	"github.com/spf13/pflag"
 )
@@ -173,52 +169,4 @@ func backupStatus(resp *http.Response, u string) error {
 	}
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	return fmt.Errorf("%s answered %s: %s", u, resp.Status, oneLine(string(msg)))
-}
-
-// backupHandler serves GET /backup: a consistent copy of the data file,
-// to a caller whose "Authorization: Bearer <token>" is the server's admin
-// token, redeemed through the vat exactly as Vault.restoreAdmin redeems
-// it (audited as a redeem). Every refusal is the same 401 without
-// detail; the token is never logged.
-func backupHandler(redeemAdmin func(ctx context.Context, peer, token string) error, db *bolt.DB, log *slog.Logger) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			w.Header().Set("Allow", http.MethodGet)
-			http.Error(w, "sharevat: GET /backup with the admin token", http.StatusMethodNotAllowed)
-			return
-		}
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || redeemAdmin(r.Context(), r.RemoteAddr, strings.TrimSpace(tok)) != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="sharevat"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Disposition", `attachment; filename="sharevat.db"`)
-		n, err := db.Backup(r.Context(), w)
-		if err != nil {
-			log.Error("backup failed", "peer", r.RemoteAddr, "bytes", n, "err", err)
-			panic(http.ErrAbortHandler) // the client sees a broken copy, never a short one
-		}
-		log.Info("backup served", "peer", r.RemoteAddr, "bytes", n)
-	}
-}
-
-// errBackupRefused is what redeemAdmin answers for any refusal.
-var errBackupRefused = errors.New("refused")
-
-// vatAdminRedeemer redeems an admin token through v's own Vault, in
-// process: the same check, audit record and uniform failure as a
-// Vault.restoreAdmin call over /rpc. Any failure is errBackupRefused.
-func vatAdminRedeemer(v *vat.Vat) func(ctx context.Context, peer, token string) error {
-	return func(ctx context.Context, peer, token string) error {
-		vault := schema.Vault(v.Bootstrap(peer))
-		defer vault.Release()
-		fut, release := vault.RestoreAdmin(ctx, func(p schema.Vault_restoreAdmin_Params) error { return p.SetToken(token) })
-		defer release() // drops the Admin the redeem handed out
-		if _, err := fut.Struct(); err != nil {
-			return errBackupRefused
-		}
-		return nil
-	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sharevat/server"
+	"sharevat/store/pg"
 	"sharevat/vaultcopy"
 )
 
@@ -116,4 +118,11 @@ func migrateBack(ctx context.Context, env *Env, dsn, dir string, pepper []byte) 
 	fmt.Fprintf(env.Stdout, "migrated %d shares, %d grants, %d ops, %d audit records to %s; copy the vats' admin.token there before starting it\n",
 		n.Shares, n.Grants, n.Ops, n.Audit, dir)
 	return nil
+}
+
+// checkPepperFingerprint is server.CheckPepperFingerprint on the
+// PostgreSQL store a migration copies to or from (vaultcopy's
+// Options.CheckPepper).
+func checkPepperFingerprint(ctx context.Context, db *pg.Store, p []byte) error {
+	return server.CheckPepperFingerprint(ctx, db, p)
 }

@@ -2,23 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
-	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
-	"capnproto.org/go/capnp/v3"
-
 	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/rpc"
-	"sharevat/sturdyref"
-	"sharevat/vat"
+	"sharevat/server"
 
 	"github.com/spf13/pflag"
 )
@@ -72,7 +63,8 @@ var serveCommand = command{
 	long: `Runs the vat: it serves Cap'n Proto RPC over WebSocket at /rpc, the same
 capabilities over Cap'n Web at /capnweb (WebSocket and HTTP batch), the
 read-only share page at /s/ (links: grant --link; --public-url sets their
-base), /healthz, /metrics and /backup on --listen, keeping everything in
+base), /healthz, /metrics, /backup and an index page at / on --listen
+(bound before anything is written), keeping everything in
 the embedded bbolt file under --data (created on first start, with the
 server's admin token in <data>/admin.token). It prints the URL clients dial. Stop it with Ctrl-C or
 SIGTERM: it drains connections and closes the file.
@@ -108,7 +100,7 @@ func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 	if err := f.limits.Validate(); err != nil {
 		return usagef("%s", sharevat.ErrorMessage(err))
 	}
-	if err := f.peers.validate(readLimit(f.limits)); err != nil {
+	if err := f.peers.validate(server.ReadLimit(f.limits)); err != nil {
 		return err
 	}
 	if err := f.validateOpen(); err != nil { // serve_guard.go
@@ -121,6 +113,9 @@ func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 		return err
 	}
 	if err := f.wal.validate(f.stores.postgres()); err != nil {
+		return err
+	}
+	if err := validateDebug(f.debug); err != nil {
 		return err
 	}
 	logger, err := newLogger(env, f.logLevel, f.logFormat)
@@ -147,187 +142,90 @@ func newLogger(env *Env, level, format string) (*slog.Logger, error) {
 	return nil, usagef("bad --log-format %q (want text or json)", format)
 }
 
-// serve opens the data directory, then listens and serves until ctx ends.
+// serve binds the listener, then builds the server (server.New opens
+// the data directory, the store and the vat) and runs it until ctx ends.
+// Nothing is written before the bind succeeds.
 func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error {
-	if err := os.MkdirAll(f.data, 0o700); err != nil {
-		return fmt.Errorf("data directory: %w", err)
-	}
-	if f.debug != "" {
-		stop, err := startDebug(f.debug, log)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
-	m := newMetrics()
-	db, err := openStore(ctx, f, m, log) // serve_store.go
+	ln, err := server.Listen(f.listen)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	tlsCfg, err := f.tls.config()
-	if err != nil {
-		return err
-	}
-	v, err := openVat(ctx, env, f, db, m, log)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
+	defer ln.Close() // for an early return; the HTTP server closes it too
 	if err := f.checkOpenListener(ln.Addr(), log); err != nil {
-		return errors.Join(err, ln.Close(), closeVat(v))
-	}
-	f.peers.setMemoryLimit(log)
-	h := newHandler(v, f, m, log)
-	m.watchConns(h.Conns)
-	hosts, loopback := f.peers.hosts(ln.Addr().String())
-	r := routes{db: db, metrics: m.handler(), hosts: hosts, loopback: loopback, backup: db.backupRoute(v, log),
-		web: newWebHandler(v, f, h, m, log), page: newPageHandler(f),
-		origins: allowedOrigins(f.origins), publicHTTPS: publicHTTPS(f.publicURL)}
-	err = runServer(ctx, env, ln, tlsCfg, h, r, log)
-	return errors.Join(err, closeVat(v))
-}
-
-// openVat loads the pepper, builds the vat and mints the admin token on
-// first start.
-func openVat(ctx context.Context, env *Env, f *serveFlags, db *servedStore, m *metrics, log *slog.Logger) (*vat.Vat, error) {
-	pepper, err := db.pepper(ctx, f, env.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	verifier, err := sturdyref.NewVerifier(pepper)
-	if err != nil {
-		return nil, err
-	}
-	v, err := vat.New(vat.Config{Store: db.Store, Verifier: verifier, Limits: f.limits, Open: f.open, Logger: log, Observer: m,
-		Quotas: f.peers.vatQuotas(), MaxChildGrants: f.peers.maxChildGrants,
-		MaxForks: f.peers.maxForks, MaxForkDepth: f.peers.maxForkDepth, Retention: f.retention.config(m.RetentionPassed)})
-	if err != nil {
-		return nil, err
-	}
-	if err := db.ensureAdmin(ctx, v, f.data, log); err != nil {
-		return nil, errors.Join(err, closeVat(v))
-	}
-	return v, nil
-}
-
-// ensureAdminToken mints the admin token into <data>/admin.token when the
-// file is missing (first start, or deleted to rotate the token).
-func ensureAdminToken(ctx context.Context, v *vat.Vat, dir string, log *slog.Logger) error {
-	ok, err := adminTokenExists(dir)
-	if err != nil || ok {
 		return err
 	}
-	m, err := v.MintAdminToken(ctx)
+	cfg, err := f.config(env, log)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, adminFile)
-	if err := writeSecretFile(path, []byte(m.Token+"\n")); err != nil {
-		return fmt.Errorf("admin token: %w", err)
+	srv, err := server.New(ctx, cfg)
+	if err != nil {
+		return err
 	}
-	log.Info("admin token written; use it with --token-file to create shares", "path", path, "grant", m.GrantID)
+	server.SetMemoryLimit(cfg.Peers.MemoryBudget, log)
+	return run(ctx, srv, ln)
+}
+
+// run serves srv on ln until ctx ends or serving fails, then closes srv,
+// waiting up to 10 s for its connections.
+func run(ctx context.Context, srv *server.Server, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var serveErr error
+	served := false
+	select {
+	case serveErr = <-errc:
+		served = true
+	case <-ctx.Done():
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	closeErr := srv.Close(cctx)
+	if !served {
+		serveErr = <-errc
+	}
+	return errors.Join(serveErr, closeErr)
+}
+
+// config is the server configuration the flags (and SHAREVAT_PEPPER)
+// give.
+func (f *serveFlags) config(env *Env, log *slog.Logger) (server.Config, error) {
+	cfg := server.Config{
+		Data: f.data, Store: f.stores.store, PepperFile: f.stores.pepperFile, WAL: f.wal.config(),
+		TLSCert: f.tls.cert, TLSKey: f.tls.key, Open: f.open, Origins: splitList(f.origins), PublicURL: f.publicURL,
+		DebugListen: f.debug, Limits: f.limits, Peers: f.peers.config(), Retention: f.retention.config(),
+		Logger: log, Stderr: env.Stderr,
+	}
+	if f.stores.postgres() {
+		p, err := envPepper(env.Getenv)
+		if err != nil {
+			return server.Config{}, err
+		}
+		cfg.Pepper = p
+	}
+	return cfg, nil
+}
+
+// validateDebug checks --debug-listen: a loopback address, since it
+// serves profiles.
+func validateDebug(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("bad --debug-listen %q: %v", addr, err)
+	}
+	if !server.IsLoopback(host) {
+		return usagef("--debug-listen must be a loopback address (it serves profiles), not %q", host)
+	}
 	return nil
 }
 
-func newHandler(v *vat.Vat, f *serveFlags, m *metrics, log *slog.Logger) *rpc.Handler {
-	opts := rpc.HandlerOptions{
-		Bootstrap:      func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) },
-		ReadLimit:      readLimit(f.limits),
-		AllowedOrigins: allowedOrigins(f.origins),
-		Logger:         log,
+// splitList splits a comma-separated flag value (nil when empty).
+func splitList(s string) []string {
+	if s == "" {
+		return nil
 	}
-	f.peers.handlerOptions(&opts, m.LimitHit)
-	m.watchMemory(opts.Pool)
-	return rpc.NewHandler(opts)
-}
-
-// readLimit is the largest message the transport accepts: the largest
-// append and room for its framing.
-func readLimit(l sharevat.Limits) int64 { return int64(l.MaxBatchBytes) + 1<<20 }
-
-// closeVat ends the vat's subscriptions and saves last-use times.
-func closeVat(v *vat.Vat) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	v.FlushUsage(ctx)
-	return v.Close(ctx)
-}
-
-// routes are the plain HTTP endpoints beside /rpc.
-type routes struct {
-	db       *servedStore
-	metrics  http.Handler
-	hosts    []string         // Host names served (nil: any); see hostGuard
-	loopback bool             // loopback addresses are served too
-	backup   http.Handler     // GET /backup (backup.go)
-	web      *capnweb.Handler // /capnweb (serve_web.go)
-	page     http.Handler     // /s/, the share page (serve_web.go)
-	// origins (--origins) and publicHTTPS (--public-url is https) set
-	// originGuard's rule (serve_guard.go).
-	origins     []string
-	publicHTTPS bool
-}
-
-// runServer serves /rpc, /capnweb, /s/, /healthz, /metrics and /backup on ln until ctx ends, then
-// shuts down: stop accepting, close every RPC connection, wait for them.
-// A non-nil tlsCfg serves TLS.
-func runServer(ctx context.Context, env *Env, ln net.Listener, tlsCfg *tls.Config, h *rpc.Handler, r routes, log *slog.Logger) error {
-	mux := http.NewServeMux()
-	mux.Handle("/rpc", h)
-	mux.HandleFunc("/healthz", healthz(r.db))
-	mux.Handle("/metrics", r.metrics)
-	mux.Handle("/backup", r.backup)
-	mux.Handle("/capnweb", admitted(h, r.web))
-	mux.Handle("/s/", r.page)
-	mux.Handle("/s", r.page)
-	guarded := hostGuard(r.hosts, r.loopback, originGuard(r.origins, r.publicHTTPS, mux))
-	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: 10 * time.Second}
-	if tlsCfg != nil {
-		useTLS(srv, tlsCfg)
-	}
-	announce(env, ln.Addr(), tlsCfg != nil, r.db.where, log)
-	errc := make(chan error, 1)
-	go func() {
-		if tlsCfg != nil {
-			errc <- srv.ServeTLS(ln, "", "")
-			return
-		}
-		errc <- srv.Serve(ln)
-	}()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	return shutdown(srv, h, r.web, errc, log)
-}
-
-// shutdown stops accepting, then closes the Cap'n Web sessions before the
-// RPC connections (rpc.Handler.Close also waits for the WebSockets it
-// admitted for /capnweb).
-func shutdown(srv *http.Server, h *rpc.Handler, web *capnweb.Handler, errc <-chan error, log *slog.Logger) error {
-	log.Info("shutting down")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err := errors.Join(srv.Shutdown(ctx), web.Close(ctx), h.Close(ctx))
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	return err
-}
-
-// healthz answers 200 "ok" while the store answers a (cheap) lookup.
-func healthz(db sharevat.Store) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if _, err := db.Share(r.Context(), "healthz"); err != nil && sharevat.ErrorCode(err) != sharevat.ENotFound {
-			http.Error(w, "store unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
-	}
+	return strings.Split(s, ",")
 }

@@ -2,16 +2,10 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
-	"net"
-	"os"
-	"runtime/debug"
-	"strings"
-	"syscall"
 	"time"
 
 	"sharevat/rpc"
-	"sharevat/schema"
+	"sharevat/server"
 	"sharevat/vat"
 
 	"github.com/spf13/pflag"
@@ -64,23 +58,13 @@ func (r *retentionFlags) validate() error {
 	return nil
 }
 
-// config returns the vat's retention settings; onPass receives every
-// pass (metrics).
-func (r *retentionFlags) config(onPass func(vat.RetentionPass)) vat.Retention {
-	every := r.interval
-	if every == 0 {
-		every = -1 // no job
-	}
-	return vat.Retention{Every: every, Ops: r.ops, OnPass: onPass}
+// config returns the server's retention settings.
+func (r *retentionFlags) config() server.Retention {
+	return server.Retention{Every: r.interval, Ops: r.ops}
 }
 
-// Defaults that are serve's own (the others are the packages').
+// Limits of serve's flags.
 const (
-	defaultMemoryBudget  = 512 << 20
-	defaultMaxConnsPerIP = 256
-	// fdReserve is what the file limit keeps back from --max-conns: the
-	// data and log files, the listener, /healthz and /metrics requests.
-	fdReserve = 64
 	// minAnswerRoom is what one read answer (up to 8 MiB) takes of a
 	// connection's budget while it is sent: the answer go-capnp keeps
 	// until Finish and the frame queued for the peer.
@@ -91,10 +75,10 @@ const (
 )
 
 func (l *peerLimits) register(fs *pflag.FlagSet) {
-	l.connMemory, l.memoryBudget = rpc.DefaultConnMemory, defaultMemoryBudget
+	l.connMemory, l.memoryBudget = rpc.DefaultConnMemory, server.DefaultMemoryBudget
 	l.subWindow, l.connPushWindow = vat.PushWindow, vat.ConnPushWindow
-	fs.IntVar(&l.maxConns, "max-conns", defaultMaxConns(), "most connections at once; the default is the process's file limit less 64")
-	fs.IntVar(&l.maxConnsPerIP, "max-conns-per-ip", defaultMaxConnsPerIP, "most connections from one IP address (0: no limit); loopback addresses are exempt, bounded by --max-conns and the memory budget")
+	fs.IntVar(&l.maxConns, "max-conns", server.DefaultMaxConns(), "most connections at once; the default is the process's file limit less 64")
+	fs.IntVar(&l.maxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "most connections from one IP address (0: no limit); loopback addresses are exempt, bounded by --max-conns and the memory budget")
 	fs.BoolVar(&l.perIPLoopback, "per-ip-loopback", false, "count loopback addresses against --max-conns-per-ip too (for a machine whose local users are not trusted)")
 	fs.Var(&l.connMemory, "conn-memory", "memory budget of one connection: what the vat holds for it (e.g. 64MiB)")
 	fs.Var(&l.memoryBudget, "memory-budget", "memory budget of all connections together (e.g. 1GiB)")
@@ -141,64 +125,15 @@ func (l *peerLimits) validate(readLimit int64) error {
 	return nil
 }
 
-// defaultMaxConns is the process's file limit (Go raises the soft limit
-// to the hard one at start) less fdReserve.
-func defaultMaxConns() int {
-	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil || r.Cur < 2*fdReserve {
-		return 1024
-	}
-	return int(min(r.Cur, 1<<20)) - fdReserve
-}
-
-// handlerOptions sets the limits of the rpc handler.
-func (l *peerLimits) handlerOptions(o *rpc.HandlerOptions, onLimit func(string)) {
-	o.MaxConns = l.maxConns
-	o.MaxConnsPerIP = l.maxConnsPerIP
-	o.LoopbackExempt = !l.perIPLoopback
-	o.ConnMemory = int64(l.connMemory)
-	o.Pool = rpc.NewMemoryPool(int64(l.memoryBudget))
-	o.MaxInflightCalls = l.maxInflight
-	o.MaxCapsPerMessage = l.maxCapsPerMessage
-	o.AssembleTimeout = l.assembleTimeout
-	o.PipelineTargets = schema.PipelineTarget
-	o.OnLimit = onLimit
-}
-
-// setMemoryLimit gives the Go runtime a soft memory limit that follows
-// the memory budget (unless GOMEMLIMIT is set): the budget counts the
-// bytes peers make the vat hold, and without a limit the garbage
-// collector lets the heap grow to twice what is live before it runs, so
-// bytes freed by closed connections would linger in RSS.
-func (l *peerLimits) setMemoryLimit(log *slog.Logger) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	limit := int64(l.memoryBudget)*9/8 + 64<<20
-	debug.SetMemoryLimit(limit)
-	log.Debug("Go memory limit set from --memory-budget", "bytes", limit)
-}
-
-// vatQuotas returns the vat's quotas.
-func (l *peerLimits) vatQuotas() vat.Quotas {
+// config returns the server's peer limits.
+func (l *peerLimits) config() server.Peers {
 	q := l.quotas
 	q.PushWindow, q.ConnPushWindow = int64(l.subWindow), int64(l.connPushWindow)
-	return q
-}
-
-// hosts returns the Host names requests may carry and whether loopback
-// addresses are allowed too: --allowed-hosts, or, when listening on
-// loopback, "localhost" and the loopback addresses; nil: any.
-func (l *peerLimits) hosts(listen string) ([]string, bool) {
-	if l.allowedHosts != "" {
-		return strings.Split(l.allowedHosts, ","), false
+	return server.Peers{
+		MaxConns: l.maxConns, MaxConnsPerIP: l.maxConnsPerIP, PerIPLoopback: l.perIPLoopback,
+		ConnMemory: int64(l.connMemory), MemoryBudget: int64(l.memoryBudget),
+		MaxInflight: l.maxInflight, MaxCapsPerMessage: l.maxCapsPerMessage, AssembleTimeout: l.assembleTimeout,
+		Quotas: q, AllowedHosts: splitList(l.allowedHosts),
+		MaxChildGrants: l.maxChildGrants, MaxForks: l.maxForks, MaxForkDepth: l.maxForkDepth,
 	}
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
-		return nil, false
-	}
-	if isLoopback(host) {
-		return []string{"localhost"}, true
-	}
-	return nil, false
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sharevat/store/bolt"
+	"sharevat/server"
 )
 
 // walFlags tune the write-ahead log in front of the bbolt file
@@ -13,9 +13,9 @@ import (
 type walFlags struct {
 	mode       string        // "on" or "off"
 	dir        string        // "" is beside the data file: <data>/sharevat.db.wal
-	maxPending byteSize      // 0 is bolt.DefaultMaxPendingBytes
-	applyEvery time.Duration // 0 is bolt.DefaultApplyEvery
-	applyBytes byteSize      // 0 is bolt.DefaultApplyBytes
+	maxPending byteSize      // 0 is store/bolt's DefaultMaxPendingBytes
+	applyEvery time.Duration // 0 is store/bolt's DefaultApplyEvery
+	applyBytes byteSize      // 0 is store/bolt's DefaultApplyBytes
 }
 
 func (f *walFlags) register(fs *pflag.FlagSet) {
@@ -40,11 +40,8 @@ func (f *walFlags) validate(postgres bool) error {
 	return nil
 }
 
-// apply sets the log's options on opts.
-func (f *walFlags) apply(opts *bolt.Options) {
-	opts.NoWAL = f.mode == "off"
-	opts.WALDir = f.dir
-	opts.MaxPendingBytes = int64(f.maxPending)
-	opts.ApplyEvery = f.applyEvery
-	opts.ApplyBytes = int64(f.applyBytes)
+// config returns the server's write-ahead log settings.
+func (f *walFlags) config() server.WAL {
+	return server.WAL{Off: f.mode == "off", Dir: f.dir, MaxPendingBytes: int64(f.maxPending),
+		ApplyEvery: f.applyEvery, ApplyBytes: int64(f.applyBytes)}
 }

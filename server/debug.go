@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 func startDebug(addr string, log *slog.Logger) (func(), error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, usagef("bad --debug-listen %q: %v", addr, err)
+		return nil, fmt.Errorf("bad profiling address %q: %v", addr, err)
 	}
-	if !isLoopback(host) {
-		return nil, usagef("--debug-listen must be a loopback address (it serves profiles), not %q", host)
+	if !IsLoopback(host) {
+		return nil, fmt.Errorf("the profiling address must be a loopback address (it serves profiles), not %q", host)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -1,9 +1,8 @@
-package main
+package server
 
 import (
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"sharevat/capnweb"
 	"sharevat/rpc"
@@ -19,8 +18,8 @@ import (
 // budget of a connection and of all of them (--memory-budget, counted in
 // the /rpc handler's pool, which evicts whoever holds the most on either
 // door), the Origin rule.
-func newWebHandler(v *vat.Vat, f *serveFlags, rpcH *rpc.Handler, m *metrics, log *slog.Logger) *capnweb.Handler {
-	origins := allowedOrigins(f.origins)
+func newWebHandler(v *vat.Vat, cfg *Config, rpcH *rpc.Handler, m *metrics, log *slog.Logger) *capnweb.Handler {
+	origins := cfg.Origins
 	var pool capnweb.Pool // --memory-budget: one budget for both doors
 	if p := rpcH.Pool(); p != nil {
 		pool = sharedPool{p}
@@ -30,10 +29,10 @@ func newWebHandler(v *vat.Vat, f *serveFlags, rpcH *rpc.Handler, m *metrics, log
 		Main: func(p capnweb.Peer) capnweb.Target {
 			return webvat.NewVault(v.BootstrapMetered(p.RemoteAddr, p.Meter))
 		},
-		ReadLimit:       readLimit(f.limits),
-		MaxInflight:     f.peers.maxInflight,
-		AssembleTimeout: f.peers.assembleTimeout,
-		ConnMemory:      int64(f.peers.connMemory),
+		ReadLimit:       ReadLimit(cfg.Limits),
+		MaxInflight:     cfg.Peers.MaxInflight,
+		AssembleTimeout: cfg.Peers.AssembleTimeout,
+		ConnMemory:      cfg.Peers.ConnMemory,
 		CheckOrigin:     func(r *http.Request) bool { return rpc.OriginAllowed(origins, r) },
 		Logger:          log,
 		OnLimit:         func(limit string) { m.LimitHit("capnweb-" + limit) },
@@ -60,16 +59,8 @@ func admitted(rpcH *rpc.Handler, web http.Handler) http.Handler {
 }
 
 // newPageHandler serves the read-only share page at /s/ (sharepage).
-func newPageHandler(f *serveFlags) http.Handler {
-	return sharepage.Handler(sharepage.Options{PublicURL: f.publicURL})
-}
-
-// allowedOrigins splits --origins (nil: same host only).
-func allowedOrigins(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
+func newPageHandler(publicURL string) http.Handler {
+	return sharepage.Handler(sharepage.Options{PublicURL: publicURL})
 }
 
 // sharedPool is the /rpc handler's memory pool as Cap'n Web's

@@ -1,23 +1,26 @@
-package main_test
+package server_test
 
 import (
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/servertest"
+	"sharevat/server"
 )
 
 // TestDNSRebinding: a vat listening on loopback answers only requests
 // whose Host names loopback (or a name given with --allowed-hosts). A
 // page on evil.example whose name an attacker points at 127.0.0.1 sends
 // "Host: evil.example:PORT" and a matching Origin: before, the upgrade
-// succeeded and, with --open, the page could create shares.
+// succeeded and, with --open, the page could create shares. (Moved
+// in-process from cmd/sharevat's process tests.)
 func TestDNSRebinding(t *testing.T) {
-	s := startServer(t, t.TempDir(), "--open")
+	s := servertest.Start(t, servertest.Options{Config: func(c *server.Config) { c.Open = true }})
 	u, err := url.Parse(s.URL)
 	require.NoError(t, err)
 	port := u.Port()
@@ -42,15 +45,9 @@ func TestDNSRebinding(t *testing.T) {
 		assert.NoError(t, err, "loopback name %s", host)
 	}
 
-	req, err := http.NewRequest("GET", strings.Replace(strings.Replace(s.URL, "ws:", "http:", 1), "/rpc", "/metrics", 1), nil)
-	require.NoError(t, err)
-	req.Host = "evil.example:" + port
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	res.Body.Close()
-	assert.Equal(t, http.StatusMisdirectedRequest, res.StatusCode, "/metrics is guarded too")
+	get(t, s.HTTP+"/metrics", http.Header{"Host": {"evil.example:" + port}}, http.StatusMisdirectedRequest)
 
-	other := startServer(t, t.TempDir(), "--allowed-hosts", "vat.example")
+	other := servertest.Start(t, servertest.Options{Config: func(c *server.Config) { c.Peers.AllowedHosts = []string{"vat.example"} }})
 	ws, _, err := websocket.DefaultDialer.Dial(other.URL, http.Header{"Host": {"vat.example"}})
 	if assert.NoError(t, err, "a name given with --allowed-hosts") {
 		ws.Close()
