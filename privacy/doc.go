@@ -33,7 +33,7 @@
 // string literals written one after the other joined ("ghp_…" + "…").
 // What they find is mapped back to the bytes it came from. A private
 // key's base64 body is found without its BEGIN line by how its DER
-// encoding starts. What is not covered is listed in the README's
+// encoding starts. What is not covered is listed in docs/guide.md's
 // "Privacy guard".
 //
 // # Redaction
@@ -53,8 +53,8 @@
 // (a high-entropy value assigned to a secret-sounding name, an
 // Authorization header, a password in a URL) need that context and
 // extra checks (digits and letters, entropy, no placeholder), so ordinary
-// code, hashes, UUIDs, base64 blobs and prose pass untouched. See the
-// README's "Privacy guard" for the list and how to report a false
+// code, hashes, UUIDs, base64 blobs and prose pass untouched. See
+// docs/guide.md's "Privacy guard" for the list and how to report a false
 // positive; testdata/ holds the corpus the tests check them against.
 //
 // # Cost

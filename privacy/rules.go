@@ -3,7 +3,7 @@ package privacy
 // The rule set. Each rule is written from the token format its provider
 // documents (or, for formats no provider documents, the format secret
 // scanners agree on); ids are stable. Add a rule here, with planted
-// secrets and look-alikes in testdata/, and a line in the README's
+// secrets and look-alikes in testdata/, and a line in docs/guide.md's
 // "Privacy guard".
 //
 // The order matters only for ties: when matches of two rules overlap,
@@ -178,7 +178,7 @@ var rules = compile([]*rule{
 // secretName is the name generic-secret needs before a value.
 const secretName = `(?i:api[_-]?key|secret|token|passw(?:or)?d)(?i:[_-]?(?:key|token|secret))?`
 
-// Rules returns the rule set, in the order of the README's list.
+// Rules returns the rule set, in the order of docs/guide.md's list.
 func Rules() []Rule {
 	out := make([]Rule, len(rules))
 	for i, r := range rules {

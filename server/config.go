@@ -72,7 +72,7 @@ type Retention struct {
 }
 
 // Peers are the limits on what one peer, and all of them, may make the
-// vat hold (README "Limits").
+// vat hold (docs/operations.md, "Limits").
 type Peers struct {
 	MaxConns          int           // connections at once
 	MaxConnsPerIP     int           // connections from one IP address (0: no limit)

@@ -22,7 +22,7 @@ var indexRoutes = [][2]string{
 }
 
 // indexDocs is where the index page points for more.
-const indexDocs = "README.md and docs/deploy.md in the sharevat repository; sharevat help on the command line"
+const indexDocs = "README.md, docs/guide.md, docs/operations.md and docs/deploy.md in the sharevat repository; sharevat help on the command line"
 
 // index serves GET / (and HEAD /): a small page naming the
 // routes and pointing to the docs, as HTML to a browser and as plain text

@@ -75,7 +75,7 @@ func newMetrics() *metrics {
 		revoked:     counter("revocations_total", "Grants revoked (a revoked subtree counts each grant)."),
 		bumps:       counter("epoch_bumps_total", "Epoch bumps."),
 		caps:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "sharevat_live_capabilities", Help: "Live capability objects handed out to peers."}),
-		limits:      counterVec("limit_hits_total", "Connections closed, connections refused and calls refused by a limit (README \"Limits\"), by limit.", "limit"),
+		limits:      counterVec("limit_hits_total", "Connections closed, connections refused and calls refused by a limit (docs/operations.md, \"Limits\"), by limit.", "limit"),
 		retention:   newRetentionMetrics(),
 	}
 	m.reg.MustRegister(m.redeems, m.appends, m.ops, m.appendTime, m.commits, m.commitCalls, m.commitOps, m.commitTime,

@@ -12,7 +12,7 @@ import (
 )
 
 // peerLimits are serve's flags for what one peer, and all of them, may
-// make the vat hold (README "Limits").
+// make the vat hold (docs/operations.md, "Limits").
 type peerLimits struct {
 	maxConns          int
 	maxConnsPerIP     int

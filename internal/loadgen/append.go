@@ -51,7 +51,7 @@ type appendReport struct {
 	// StoragePaced (one client, one call in flight) is the storage
 	// ceiling again with the process idle between transactions for a
 	// ping's p50, as the vat is between sequential appends: on a VM an
-	// idle CPU makes the next commit slower (see README, Performance).
+	// idle CPU makes the next commit slower (see docs/performance.md).
 	StoragePaced *storageReport `json:"storage_ceiling_paced,omitempty"`
 	Ratios       appendRatios   `json:"ratios"`
 	// The write-ahead log's ceilings (walceiling.go) and our ratios to them.

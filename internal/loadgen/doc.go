@@ -1,7 +1,7 @@
 // Package loadgen is the load generator behind `sharevat bench`: it
 // drives a vat over real Cap'n Proto RPC connections and reports what the
 // vat achieved next to the ceilings it cannot beat, measured in the same
-// run (README, "Performance").
+// run (docs/performance.md).
 //
 // The vat is by default the bench's own: Config.Exe's `serve`, started as
 // a child process on a free loopback port with a fresh temporary data

@@ -11,7 +11,7 @@ import (
 // soakRetention is the retention a soak sets on each of its shares
 // (Share.Configure) before it starts appending; the zero value sets
 // none. The vat's background job then compacts each share's log as it
-// would in production (README, "Retention and compaction").
+// would in production (docs/guide.md, "Retention and compaction").
 type soakRetention struct {
 	KeepOps        uint64        `json:"keep_ops,omitempty"`
 	KeepFor        time.Duration `json:"-"`
