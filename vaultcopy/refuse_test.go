@@ -52,8 +52,8 @@ func TestPepperCheck(t *testing.T) {
 	path, _, _ := stoppedVault(t)
 	_, dsn := mustPG(t)
 	var calls []string
-	check := func(ctx context.Context, db *pg.Store, p []byte) error {
-		shares, err := db.Shares(ctx)
+	check := func(ctx context.Context, db vaultcopy.Claimer, p []byte) error {
+		shares, err := db.(*pg.Store).Shares(ctx)
 		require.NoError(t, err)
 		calls = append(calls, string(p))
 		if len(shares) != 5 {
@@ -67,7 +67,7 @@ func TestPepperCheck(t *testing.T) {
 	wrong := errors.New("another pepper")
 	back := filepath.Join(t.TempDir(), "back", "sharevat.db")
 	_, err = vaultcopy.FromPostgres(t.Context(), dsn, back, vaultcopy.Options{Pepper: []byte("p2"),
-		CheckPepper: func(ctx context.Context, db *pg.Store, p []byte) error {
+		CheckPepper: func(ctx context.Context, db vaultcopy.Claimer, p []byte) error {
 			calls = append(calls, string(p))
 			return wrong
 		}})

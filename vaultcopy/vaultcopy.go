@@ -23,7 +23,13 @@ type Options struct {
 	// CheckPepper, when set, checks or records the pepper's fingerprint
 	// in the database: on the way there after the copy, on the way back
 	// before anything is read. Its error ends the copy.
-	CheckPepper func(ctx context.Context, db *pg.Store, pepper []byte) error
+	CheckPepper func(ctx context.Context, db Claimer, pepper []byte) error
+}
+
+// Claimer is what CheckPepper gets of the PostgreSQL store: a value
+// recorded once under a name (*pg.Store.Claim).
+type Claimer interface {
+	Claim(ctx context.Context, name string, value []byte) ([]byte, error)
 }
 
 // checkPepper runs o.CheckPepper, if any.

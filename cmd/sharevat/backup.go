@@ -9,10 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"sharevat"
-	"sharevat/store/bolt"
+	"sharevat/server"
 
 	"github.com/spf13/pflag"
 )
@@ -103,7 +102,7 @@ func samePath(a, b string) bool {
 // backupOffline copies the data file of a stopped data directory.
 func backupOffline(ctx context.Context, data string, w io.Writer) (int64, error) {
 	path := filepath.Join(data, dbFile)
-	n, err := bolt.BackupFile(ctx, path, w, time.Second)
+	n, err := server.BackupFile(ctx, path, w)
 	if sharevat.ErrorCode(err) == sharevat.EUnavailable {
 		return n, fmt.Errorf("%w: a running vat holds %s; back it up through the vat: "+
 			"sharevat backup --to FILE --server ws://HOST:PORT/rpc --token-file %s", err, data, filepath.Join(data, adminFile))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"sharevat"
-	"sharevat/store/bolt"
+	"sharevat/server"
 	"sharevat/sturdyref"
 
 	"github.com/spf13/pflag"
@@ -79,13 +79,14 @@ func pepperProblems(dir string) []string {
 	return nil
 }
 
-// runCheck runs bolt.Check on path and reports; exit 1 on any problem.
+// runCheck checks the data file at path (server.CheckFile) and reports;
+// exit 1 on any problem.
 func runCheck(ctx context.Context, env *Env, path string, asJSON bool, extra []string) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: no such file", path)
 	}
 	start := time.Now()
-	found, err := bolt.Check(ctx, path, time.Second)
+	found, err := server.CheckFile(ctx, path)
 	if sharevat.ErrorCode(err) == sharevat.EUnavailable {
 		return fmt.Errorf("%s is in use by a running vat (bbolt's lock is held): stop the vat first, "+
 			"or check a copy: 'sharevat backup --to F' then 'sharevat check --file F'", path)
@@ -93,10 +94,7 @@ func runCheck(ctx context.Context, env *Env, path string, asJSON bool, extra []s
 	if err != nil {
 		return err
 	}
-	problems := extra
-	for _, p := range found {
-		problems = append(problems, p.String())
-	}
+	problems := append(extra, found...)
 	return reportCheck(env, path, problems, time.Since(start), asJSON)
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"sharevat/server"
-	"sharevat/store/pg"
 	"sharevat/vaultcopy"
 )
 
@@ -123,6 +122,6 @@ func migrateBack(ctx context.Context, env *Env, dsn, dir string, pepper []byte) 
 // checkPepperFingerprint is server.CheckPepperFingerprint on the
 // PostgreSQL store a migration copies to or from (vaultcopy's
 // Options.CheckPepper).
-func checkPepperFingerprint(ctx context.Context, db *pg.Store, p []byte) error {
+func checkPepperFingerprint(ctx context.Context, db vaultcopy.Claimer, p []byte) error {
 	return server.CheckPepperFingerprint(ctx, db, p)
 }
