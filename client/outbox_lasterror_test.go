@@ -10,39 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/client"
+	"sharevat/internal/vattest"
 )
-
-// silentServer accepts connections and never answers; each accept is
-// announced on the returned channel. The listener and the held
-// connections are closed at cleanup.
-func silentServer(t *testing.T) (url string, accepted <-chan struct{}) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	acc := make(chan struct{}, 16)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-			select {
-			case acc <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); <-done })
-	return "ws://" + ln.Addr().String() + "/rpc", acc
-}
 
 // closedURL is a loopback URL nothing listens on.
 func closedURL(t *testing.T) string {
@@ -88,7 +57,7 @@ func TestFlushRecordsWhyItGaveUp(t *testing.T) {
 func TestFlushRecordsNoAnswer(t *testing.T) {
 	tv := mustServeOutboxVat(t)
 	token := tv.mustCreate(t)
-	url, accepted := silentServer(t)
+	url, accepted := vattest.SilentServer(t)
 
 	o := mustOutbox(t, client.OutboxOptions{})
 	_, err := o.Enqueue(context.Background(), testOps("c", 1)...)

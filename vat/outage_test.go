@@ -1,12 +1,10 @@
 package vat_test
 
 import (
-	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,54 +13,9 @@ import (
 	"sharevat"
 	"sharevat/client"
 	"sharevat/internal/pgtest"
+	"sharevat/internal/vattest"
 	"sharevat/sturdyref"
 )
-
-// downStore wraps the real store and, while down holds an error, fails
-// the calls a redeem, an append and a read make with it, as a store
-// whose database or disk cannot be reached does.
-type downStore struct {
-	sharevat.Store
-	down atomic.Pointer[error]
-}
-
-func (d *downStore) fail(err error) { d.down.Store(&err) }
-func (d *downStore) recover()       { d.down.Store(nil) }
-
-func (d *downStore) err() error {
-	if p := d.down.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-func (d *downStore) Grant(ctx context.Context, id sharevat.GrantID) (sharevat.Grant, error) {
-	if err := d.err(); err != nil {
-		return sharevat.Grant{}, err
-	}
-	return d.Store.Grant(ctx, id)
-}
-
-func (d *downStore) Share(ctx context.Context, id sharevat.ShareID) (sharevat.Share, error) {
-	if err := d.err(); err != nil {
-		return sharevat.Share{}, err
-	}
-	return d.Store.Share(ctx, id)
-}
-
-func (d *downStore) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.Ack, error) {
-	if err := d.err(); err != nil {
-		return sharevat.Ack{}, err
-	}
-	return d.Store.Append(ctx, req)
-}
-
-func (d *downStore) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Cursor, limit int) ([]sharevat.Entry, sharevat.Cursor, error) {
-	if err := d.err(); err != nil {
-		return nil, 0, err
-	}
-	return d.Store.Read(ctx, id, after, limit)
-}
 
 // errStoreDown is what store/bolt answers for a disk it cannot write
 // (EUnavailable under its own wrapping); errIO a failure no store
@@ -77,23 +30,20 @@ var (
 // store's error; a live capability's append and read answer what the
 // store said (unavailable, or internal for an unclassified failure); once the store is back, the same token redeems and appends.
 func TestRedeemDuringStoreOutageBolt(t *testing.T) {
-	var ds *downStore
-	tv := MustServe(t, sharevat.Limits{}, func(s sharevat.Store) sharevat.Store {
-		ds = &downStore{Store: s}
-		return ds
-	})
+	ds := &vattest.DownStore{}
+	tv := MustServe(t, sharevat.Limits{}, ds.Wrap)
 	owner := tv.MustCreate(t, "outage")
 	live := tv.MustRestore(t, owner)
 	// A live capability's calls pass the store's answer on: unavailable
 	// stays unavailable; an unclassified failure is internal (logged),
 	// never a verdict on the token.
 	for cause, onLive := range map[error]sharevat.Code{errStoreDown: sharevat.EUnavailable, errIO: sharevat.EInternal} {
-		ds.fail(cause)
+		ds.Fail(cause)
 		_, err := tv.MustDial(t).Redeem(bg, owner)
 		isUnavailableRedeem(t, err, "a valid token's redeem during the outage ("+cause.Error()+")")
 		appendAndRead(t, live, "during", onLive, "a live capability during the outage ("+cause.Error()+")")
 	}
-	ds.recover()
+	ds.Up()
 	sh, err := tv.MustDial(t).Redeem(bg, owner)
 	require.NoError(t, err, "the same token after the outage")
 	defer sh.Release()

@@ -72,23 +72,6 @@ func appendAndRecord(t *testing.T, url, token string, round, batches, perBatch i
 	}
 }
 
-func readAll(t *testing.T, url, token string) []sharevat.Entry {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := client.Dial(ctx, url, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, token)
-	require.NoError(t, err)
-	rd, err := sh.Reader(ctx)
-	require.NoError(t, err)
-	var all []sharevat.Entry
-	_, err = rd.ReadAll(ctx, 0, func(es []sharevat.Entry) error { all = append(all, es...); return nil })
-	require.NoError(t, err)
-	return all
-}
-
 func firstLine(s string) string {
 	for i, c := range s {
 		if c == '\n' {

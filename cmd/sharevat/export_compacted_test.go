@@ -12,26 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
-	"sharevat/client"
 )
-
-// readFrom returns token's share's log after cursor from.
-func readFrom(t *testing.T, url, token string, from sharevat.Cursor) []sharevat.Entry {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := client.Dial(ctx, url, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, token)
-	require.NoError(t, err)
-	rd, err := sh.Reader(ctx)
-	require.NoError(t, err)
-	var all []sharevat.Entry
-	_, err = rd.ReadAll(ctx, from, func(es []sharevat.Entry) error { all = append(all, es...); return nil })
-	require.NoError(t, err)
-	return all
-}
 
 // sameContent checks that got holds want's ops in order, with the same
 // op ids and content; their cursors may differ.

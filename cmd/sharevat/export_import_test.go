@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
-	"sharevat/client"
 )
 
 // xiEnv is the environment of one test's commands: the server, a state
@@ -116,11 +115,8 @@ func snapshotOf(t *testing.T, url, token string) map[string]string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := client.Dial(ctx, url, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, token)
-	require.NoError(t, err)
+	sh, done := redeemOn(ctx, t, url, token)
+	defer done()
 	rd, err := sh.Reader(ctx)
 	require.NoError(t, err)
 	ents, _, err := rd.Snapshot(ctx)
@@ -216,11 +212,8 @@ func shareInfo(t *testing.T, url, token string) sharevat.Share {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := client.Dial(ctx, url, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, token)
-	require.NoError(t, err)
+	sh, done := redeemOn(ctx, t, url, token)
+	defer done()
 	return sh.Info
 }
 

@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"sharevat/client"
 )
 
 // runIn runs the CLI like run, with stdin as its standard input.
@@ -106,11 +104,8 @@ func settingsOf(t *testing.T, url, token string) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := client.Dial(ctx, url, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, token)
-	require.NoError(t, err)
+	sh, done := redeemOn(ctx, t, url, token)
+	defer done()
 	s, err := sh.Settings(ctx)
 	require.NoError(t, err)
 	return map[string]any{"privacy": s.Privacy.String(), "retain_ops": s.RetainOps, "retain_for": s.RetainFor.String()}

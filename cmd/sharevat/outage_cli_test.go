@@ -1,15 +1,12 @@
 package main_test
 
 import (
-	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
 	"sharevat/internal/pgtest"
 	"sharevat/internal/vattest"
 )
@@ -24,13 +21,9 @@ type outage struct {
 // store call a redeem, an append or a read makes while down, as a store
 // that cannot be reached does; the CLI runs against it as a process.
 func boltOutage(t *testing.T) outage {
-	var st *failingStore
-	srv := vattest.Start(t, vattest.Options{Wrap: func(s sharevat.Store) sharevat.Store {
-		st = &failingStore{Store: s}
-		return st
-	}})
-	return outage{url: srv.URL, token: srv.MustCreate(t, "outage"),
-		down: func() { st.down.Store(true) }, up: func() { st.down.Store(false) }}
+	st := &vattest.DownStore{}
+	srv := vattest.Start(t, vattest.Options{Wrap: st.Wrap})
+	return outage{url: srv.URL, token: srv.MustCreate(t, "outage"), down: st.Down, up: st.Up}
 }
 
 // pgOutage is a real `sharevat serve --store postgres://…` on a
@@ -92,42 +85,4 @@ func testCLIStoreOutage(t *testing.T, o outage) {
 	out, stderr, code = cli(t, "", env, "inspect")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "valid:   true")
-}
-
-// failingStore wraps the real store; while down is set, the calls a
-// redeem, an append and a read make fail as a store that cannot be
-// reached does (unavailable).
-type failingStore struct {
-	sharevat.Store
-	down atomic.Bool
-}
-
-var errStoreDown = sharevat.Errorf(sharevat.EUnavailable, "injected: the store cannot be reached")
-
-func (f *failingStore) Grant(ctx context.Context, id sharevat.GrantID) (sharevat.Grant, error) {
-	if f.down.Load() {
-		return sharevat.Grant{}, errStoreDown
-	}
-	return f.Store.Grant(ctx, id)
-}
-
-func (f *failingStore) Share(ctx context.Context, id sharevat.ShareID) (sharevat.Share, error) {
-	if f.down.Load() {
-		return sharevat.Share{}, errStoreDown
-	}
-	return f.Store.Share(ctx, id)
-}
-
-func (f *failingStore) Append(ctx context.Context, req sharevat.AppendRequest) (sharevat.Ack, error) {
-	if f.down.Load() {
-		return sharevat.Ack{}, errStoreDown
-	}
-	return f.Store.Append(ctx, req)
-}
-
-func (f *failingStore) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Cursor, limit int) ([]sharevat.Entry, sharevat.Cursor, error) {
-	if f.down.Load() {
-		return nil, 0, errStoreDown
-	}
-	return f.Store.Read(ctx, id, after, limit)
 }

@@ -61,6 +61,20 @@ func (f *outboxFlags) locate(env *Env) (string, error) {
 	return path, nil
 }
 
+// read locates the outbox the flags name and reads it; an outbox that
+// readOutbox found a problem with is refused, naming its file.
+func (f *outboxFlags) read(env *Env) (outboxInfo, error) {
+	path, err := f.locate(env)
+	if err != nil {
+		return outboxInfo{}, err
+	}
+	info := readOutbox(path, f.lockWait)
+	if info.Problem != "" {
+		return outboxInfo{}, fmt.Errorf("outbox %s: %s", path, info.Problem)
+	}
+	return info, nil
+}
+
 func (f *outboxFlags) chosenPath(env *Env) (string, error) {
 	switch {
 	case f.file != "":

@@ -24,14 +24,11 @@ func damagedOps(ds []*outbox.DamagedRecordError) []outboxOp {
 
 // discardDamaged drops exactly the damaged records of one outbox.
 func discardDamaged(env *Env, of *outboxFlags, yes bool) error {
-	path, err := of.locate(env)
+	info, err := of.read(env)
 	if err != nil {
 		return err
 	}
-	info := readOutbox(path, of.lockWait)
-	if info.Problem != "" {
-		return fmt.Errorf("outbox %s: %s", path, info.Problem)
-	}
+	path := info.Path
 	if info.Damaged == 0 {
 		_, err := fmt.Fprintf(env.Stderr, "no damaged records in %s\n", path)
 		return err

@@ -47,15 +47,11 @@ type outboxOp struct {
 }
 
 func showOutbox(env *Env, of *outboxFlags) error {
-	path, err := of.locate(env)
+	info, err := of.read(env)
 	if err != nil {
 		return err
 	}
-	info := readOutbox(path, of.lockWait)
-	if info.Problem != "" {
-		return fmt.Errorf("outbox %s: %s", path, info.Problem)
-	}
-	ops, err := outboxOps(path, of.lockWait)
+	ops, err := outboxOps(info.Path, of.lockWait)
 	if err != nil {
 		return err
 	}

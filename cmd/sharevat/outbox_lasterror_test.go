@@ -2,12 +2,13 @@ package main_test
 
 import (
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/vattest"
 )
 
 // obListed runs `outbox list --json` and `outbox list` in env's state
@@ -73,27 +74,9 @@ func TestOutboxListShowsWhyAppendGaveUp(t *testing.T) {
 // outbox still says it got no answer before the deadline. On main:
 // nothing recorded.
 func TestOutboxLastErrorWhenNoAnswer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	go func() { // accept and hold every connection, never answering
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
+	url, _ := vattest.SilentServer(t)
 	srv := startServer(t, t.TempDir())
 	owner := createShare(t, srv) // a well-formed token; the silent server never sees it redeemed
-	url := "ws://" + ln.Addr().String() + "/rpc"
 	env := []string{"SHAREVAT_URL=" + url, "SHAREVAT_TOKEN=" + owner, "SHAREVAT_STATE=" + t.TempDir(), obNoExitSleep}
 	obAppendFails(t, env, 1)
 

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat"
-	"sharevat/client"
 	"sharevat/internal/proctest"
 )
 
@@ -63,11 +62,8 @@ func TestWALRestartAfterSIGKILL(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := client.Dial(ctx, srv.URL, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, owner)
-	require.NoError(t, err)
+	sh, done := redeemOn(ctx, t, srv.URL, owner)
+	defer done()
 	s, _, err := sh.Fetch(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, sharevat.Cursor(n), s.Head, "every acked op is there")
@@ -82,7 +78,7 @@ func TestWALRestartAfterSIGKILL(t *testing.T) {
 	ack, err = app.Append(ctx, &sharevat.Batch{BatchID: "after", Epoch: last.Epoch, Ops: []sharevat.Op{{OpID: "after", Kind: "event", Body: []byte(`{}`)}}})
 	require.NoError(t, err)
 	assert.Equal(t, sharevat.Cursor(n+1), ack.Results[0].Cursor)
-	conn.Close()
+	done()
 
 	start = time.Now()
 	srv.Stop(t)
@@ -97,11 +93,8 @@ func fillLog(t *testing.T, url, token string, bytes int64) (*sharevat.Batch, int
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	conn, err := client.Dial(ctx, url, nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	sh, err := conn.Redeem(ctx, token)
-	require.NoError(t, err)
+	sh, done := redeemOn(ctx, t, url, token)
+	defer done()
 	app, err := sh.Appender(ctx)
 	require.NoError(t, err)
 	body := []byte(`{"t":"` + strings.Repeat("x", 2000) + `"}`)
