@@ -14,6 +14,7 @@ import (
 
 	"sharevat/capnweb"
 	"sharevat/internal/servertest"
+	"sharevat/internal/vattest"
 	"sharevat/server"
 	"sharevat/sturdyref"
 )
@@ -44,7 +45,7 @@ func TestServeCapnWebDoor(t *testing.T) {
 	got, _ := title.(*capnweb.Object).Get("title")
 	assert.Equal(t, "in-process", got, "createAndAppend's title")
 
-	_, err = c.Main().Call(ctx, "restore", token[:len(token)-1]+"A")
+	_, err = c.Main().Call(ctx, "restore", vattest.WrongSecret(token))
 	var werr *capnweb.Error
 	require.ErrorAs(t, err, &werr)
 	assert.Equal(t, "unauthorized: invalid or expired token", werr.Message)

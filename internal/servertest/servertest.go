@@ -8,18 +8,17 @@
 package servertest
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"sharevat/internal/vattest"
 	"sharevat/server"
 )
 
@@ -33,11 +32,11 @@ type Options struct {
 // Server is a running in-process server.
 type Server struct {
 	*server.Server
-	URL   string   // ws://127.0.0.1:port/rpc, as `sharevat serve` prints it
-	HTTP  string   // http://127.0.0.1:port, the base of the plain routes
-	Data  string   // the data directory
-	Admin string   // the admin token, from Data/admin.token
-	Log   *SyncBuf // everything the server logged and printed
+	URL   string           // ws://127.0.0.1:port/rpc, as `sharevat serve` prints it
+	HTTP  string           // http://127.0.0.1:port, the base of the plain routes
+	Data  string           // the data directory
+	Admin string           // the admin token, from Data/admin.token
+	Log   *vattest.SyncBuf // everything the server logged and printed
 }
 
 // Start builds a server on a fresh data directory, serves it on a free
@@ -45,7 +44,7 @@ type Server struct {
 // Close report an error.
 func Start(tb testing.TB, opts Options) *Server {
 	tb.Helper()
-	log := &SyncBuf{}
+	log := &vattest.SyncBuf{}
 	cfg := server.DefaultConfig(tb.TempDir())
 	cfg.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.Stderr = log
@@ -76,24 +75,4 @@ func Start(tb testing.TB, opts Options) *Server {
 	url, _ := server.ServeURL(ln.Addr(), scheme == "wss")
 	return &Server{Server: srv, URL: url, HTTP: "http" + strings.TrimSuffix(strings.TrimPrefix(url, "ws"), "/rpc"),
 		Data: cfg.Data, Admin: strings.TrimSpace(string(admin)), Log: log}
-}
-
-// SyncBuf is a bytes.Buffer safe for concurrent writers.
-type SyncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (s *SyncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns everything written so far.
-func (s *SyncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
