@@ -18,8 +18,8 @@ PREFIX ?= /usr/local
 install: ## install sharevat into $(DESTDIR)$(PREFIX)/bin (default PREFIX=/usr/local)
 	GOBIN="$(abspath $(DESTDIR)$(PREFIX)/bin)" $(GO) install ./cmd/sharevat
 
-run: ## run the vat on ./sharevat-data, listening on 127.0.0.1:7420
-	$(GO) run ./cmd/sharevat serve
+run: build ## run the vat on ./sharevat-data, listening on 127.0.0.1:7420 (the process is the server: Ctrl-C or kill stops it)
+	exec bin/sharevat serve
 
 test: ## run every test with the race detector, then say which suites were skipped for a missing toolchain (what CI runs)
 	$(GO) run ./internal/testall

@@ -28,11 +28,13 @@ package main_test
 // The commands run in one bash process, in a temporary directory holding
 // the test's binary as ./sharevat, so that export and VAR=$(…) carry over
 // from one command to the next. "go build … ./cmd/sharevat" is skipped
-// (the binary is there already). "go run ./cmd/sharevat serve" is not run
-// by bash: the test starts `sharevat serve --data <tmp>/sharevat-data` on
-// a free loopback port, compares what it prints up to "sharevat: serving
-// on URL" with the README, reading the port as 7420 and the data path as
-// sharevat-data, and gives the other commands its URL in SHAREVAT_URL.
+// (the binary is there already). The serve command ("go build -o
+// sharevat ./cmd/sharevat && ./sharevat serve") is not run by bash: the
+// test starts `sharevat serve` in the temporary directory (so its data
+// is ./sharevat-data, the default) on a free loopback port, compares
+// what it prints up to "sharevat: serving on URL" with the README,
+// reading the port as 7420, and gives the other commands its URL in
+// SHAREVAT_URL.
 // SHAREVAT_STATE and HOME point into the temporary directory, and every
 // other SHAREVAT_ variable of the test's environment is dropped (for
 // serve: set empty, which counts as unset). Each
