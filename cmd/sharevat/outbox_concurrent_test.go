@@ -100,7 +100,8 @@ func (h *obHolder) running() bool {
 // 256 ops of 5 KiB, then compacting the file, which renames a new file
 // over it), waits --lock-wait and then goes on; it never calls the
 // healthy outbox damaged. 20 runs each of append/flush, append/append
-// and flush/`outbox show`, each with a fresh outbox. The 256 big ops of
+// and flush/`outbox show`, each with a fresh outbox (the three scenarios
+// run at once, each on outboxes of its own). The 256 big ops of
 // a scenario are the same in each of its runs (the share would otherwise
 // grow by 78 MB): every run's first process reports all 256 acked
 // (applied or duplicate), and at the end the share holds every op,
@@ -112,52 +113,82 @@ func TestOutboxSecondProcessWaits(t *testing.T) {
 	srv := startServer(t, t.TempDir())
 	owner := createShare(t, srv)
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, obNoExitSleep}
+	var mu sync.Mutex
 	var want []string
 	overlapped := 0
-	for _, sc := range []string{"append/flush", "append/append", "flush/outbox"} {
-		big, ids := obBigOps(sc, 256)
-		want = append(want, ids...)
-		for run := range 20 {
-			state := "SHAREVAT_STATE=" + t.TempDir()
-			env := append(env[:len(env):len(env)], state)
-			ops := big
-			first := []string{"append", "--lock-wait", "2m", "--json"}
-			if sc == "flush/outbox" {
-				down := append(env[:len(env):len(env)], "SHAREVAT_URL=ws://127.0.0.1:1/rpc")
-				_, stderr, code := cli(t, ops, down, "append", "--timeout", "200ms", "--quiet")
-				require.Equal(t, 1, code, stderr)
-				require.Contains(t, stderr, "256 op(s) stay pending")
-				first, ops = []string{"flush", "--lock-wait", "2m", "--json"}, ""
-			}
-			h := obStartHolder(t, ops, env, first...)
-			<-h.held
-			if h.running() {
-				overlapped++
-			}
-			var out, stderr string
-			var code int
-			switch sc {
-			case "append/flush":
-				out, stderr, code = cli(t, "", env, "flush", "--lock-wait", "2m")
-			case "append/append":
-				more, moreIDs := obBigOps(fmt.Sprintf("%s-%d-second", sc, run), 2)
-				want = append(want, moreIDs...)
-				out, stderr, code = cli(t, more, env, "append", "--lock-wait", "2m")
-			case "flush/outbox":
-				out, stderr, code = cli(t, "", env, "outbox", "show", "--lock-wait", "2m")
-			}
-			hcode, hout := h.wait(t)
-			require.Equal(t, 0, hcode, "%s run %d: first: %s", sc, run, hout)
-			var sum struct{ Applied, Duplicates, Rejected, Pending int }
-			require.NoError(t, json.Unmarshal([]byte(h.stdout.String()), &sum), hout)
-			require.Equal(t, 256, sum.Applied+sum.Duplicates, "%s run %d: every op acked: %s", sc, run, hout)
-			require.Equal(t, 0, code, "%s run %d: second: %s %s", sc, run, out, stderr)
-			require.NotContains(t, stderr+hout, "damaged", "%s run %d", sc, run)
+	t.Run("scenarios", func(t *testing.T) { // the three at once, each its own outboxes
+		for _, sc := range []string{"append/flush", "append/append", "flush/outbox"} {
+			t.Run(sc, func(t *testing.T) {
+				t.Parallel()
+				ids, n := obScenario(t, env, sc)
+				mu.Lock()
+				defer mu.Unlock()
+				want, overlapped = append(want, ids...), overlapped+n
+			})
 		}
+	})
+	if t.Failed() {
+		return
 	}
 	t.Logf("the second process started while the first held the outbox in %d of 60 runs", overlapped)
 	assert.Positive(t, overlapped)
 	assertOpsOnce(t, env, want)
+}
+
+// obScenario runs scenario sc 20 times, each with a fresh outbox, and
+// returns the op ids it sent and in how many runs the second process
+// started while the first held the outbox.
+func obScenario(t *testing.T, env []string, sc string) ([]string, int) {
+	big, ids := obBigOps(sc, 256)
+	overlapped := 0
+	for run := range 20 {
+		more, held := obRun(t, env, sc, run, big)
+		ids = append(ids, more...)
+		if held {
+			overlapped++
+		}
+	}
+	return ids, overlapped
+}
+
+// obRun is one run of scenario sc: the first process holds a fresh
+// outbox while the second starts. It returns the second's own op ids
+// (append/append) and whether it started while the first held the
+// outbox.
+func obRun(t *testing.T, env []string, sc string, run int, big string) ([]string, bool) {
+	env = append(env[:len(env):len(env)], "SHAREVAT_STATE="+t.TempDir())
+	ops, first := big, []string{"append", "--lock-wait", "2m", "--json"}
+	if sc == "flush/outbox" {
+		down := append(env[:len(env):len(env)], "SHAREVAT_URL=ws://127.0.0.1:1/rpc")
+		_, stderr, code := cli(t, ops, down, "append", "--timeout", "200ms", "--quiet")
+		require.Equal(t, 1, code, stderr)
+		require.Contains(t, stderr, "256 op(s) stay pending")
+		first, ops = []string{"flush", "--lock-wait", "2m", "--json"}, ""
+	}
+	h := obStartHolder(t, ops, env, first...)
+	<-h.held
+	held := h.running()
+	var moreIDs []string
+	var out, stderr string
+	var code int
+	switch sc {
+	case "append/flush":
+		out, stderr, code = cli(t, "", env, "flush", "--lock-wait", "2m")
+	case "append/append":
+		var more string
+		more, moreIDs = obBigOps(fmt.Sprintf("%s-%d-second", sc, run), 2)
+		out, stderr, code = cli(t, more, env, "append", "--lock-wait", "2m")
+	case "flush/outbox":
+		out, stderr, code = cli(t, "", env, "outbox", "show", "--lock-wait", "2m")
+	}
+	hcode, hout := h.wait(t)
+	require.Equal(t, 0, hcode, "%s run %d: first: %s", sc, run, hout)
+	var sum struct{ Applied, Duplicates, Rejected, Pending int }
+	require.NoError(t, json.Unmarshal([]byte(h.stdout.String()), &sum), hout)
+	require.Equal(t, 256, sum.Applied+sum.Duplicates, "%s run %d: every op acked: %s", sc, run, hout)
+	require.Equal(t, 0, code, "%s run %d: second: %s %s", sc, run, out, stderr)
+	require.NotContains(t, stderr+hout, "damaged", "%s run %d", sc, run)
+	return moreIDs, held
 }
 
 // assertOpsOnce reads the whole share and checks it holds exactly the
