@@ -27,8 +27,20 @@ func (o *Outbox) stopped(ctx context.Context, r *Redeemer, sendErr, err error) e
 	if msg != "" {
 		o.db.SetError(msg, time.Now())
 	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return &endedError{err: err, ctx: cerr}
+	}
 	return err
 }
+
+// endedError is the error of a flush its context ended during a dial or
+// a send: it reads as that failure, and errors.Is finds both it and the
+// context's error (context.DeadlineExceeded, context.Canceled), however
+// the failure was worded.
+type endedError struct{ err, ctx error }
+
+func (e *endedError) Error() string   { return e.err.Error() }
+func (e *endedError) Unwrap() []error { return []error{e.err, e.ctx} }
 
 // gaveUp says, in one sentence without the token, why a flush that ctx
 // ended had not delivered its batch: the Redeemer's last failed dial or
