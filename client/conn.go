@@ -74,11 +74,19 @@ func Dial(ctx context.Context, url string, opts *Options) (*Conn, error) {
 // Close releases every capability and closes the connection.
 func (c *Conn) Close() error {
 	c.vault.Release()
+	if c.rc == nil { // NewLocalConn
+		return nil
+	}
 	return c.rc.Close()
 }
 
-// Done is closed when the connection ends.
-func (c *Conn) Done() <-chan struct{} { return c.rc.Done() }
+// Done is closed when the connection ends (never, for NewLocalConn).
+func (c *Conn) Done() <-chan struct{} {
+	if c.rc == nil {
+		return nil
+	}
+	return c.rc.Done()
+}
 
 // Redeem redeems a share token (Vault.restore) into a Share narrowed to
 // the token's grant. Surrounding whitespace is ignored (see cleanToken).

@@ -19,6 +19,7 @@ func (s *Server) Handler(addr net.Addr) http.Handler {
 	mux.Handle("/metrics", s.metrics.handler())
 	mux.Handle("/backup", s.db.backupRoute(s.vat, s.log))
 	mux.Handle("/capnweb", admitted(s.rpc, s.web))
+	mux.Handle("/mcp", s.newMCPHandler()) // mcp.go
 	page := newPageHandler(s.cfg.PublicURL)
 	mux.Handle("/s/", page)
 	mux.Handle("/s", page)
