@@ -52,6 +52,7 @@ func newServer(source func(context.Context, *mcp.CallToolRequest) (Source, error
 	s := mcp.NewServer(&mcp.Implementation{Name: "sharevat", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
+	s.AddReceivingMiddleware(codedErrors)
 	d.logTools(s)
 	d.grantTools(s)
 	return s
@@ -124,4 +125,21 @@ func toolError(ctx context.Context, err error) error {
 // invalid is an EInvalid tool error for bad arguments.
 func invalid(format string, args ...any) error {
 	return sharevat.Errorf(sharevat.EInvalid, format, args...)
+}
+
+// codedErrors gives a tool error the SDK made itself (arguments that
+// fail the tool's input schema, or do not decode) the wire code
+// "invalid: ", so that every tool error reads "<code>: <message>".
+func codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if err != nil || !ok || !r.IsError || len(r.Content) == 0 {
+			return res, err
+		}
+		if t, ok := r.Content[0].(*mcp.TextContent); ok && sharevat.ParseError(t.Text) == nil {
+			t.Text = string(sharevat.EInvalid) + ": " + t.Text
+		}
+		return res, err
+	}
 }
