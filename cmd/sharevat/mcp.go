@@ -62,12 +62,17 @@ func serveMCP(ctx context.Context, env *Env, server string) error {
 	if err != nil {
 		return err
 	}
+	var src mcpdoor.Source
 	if err := checkToken(tok); err != nil {
-		return err
+		// Served anyway: the agent reads why in every tool's error,
+		// where a server that exits at start shows only that it failed.
+		src = refused{err}
+	} else {
+		r := client.NewRedeemer(server, tok, nil)
+		defer r.Close()
+		src = r
 	}
-	r := client.NewRedeemer(server, tok, nil)
-	defer r.Close()
-	srv := mcpdoor.NewServer(r, mcpdoor.Options{Version: versionString()})
+	srv := mcpdoor.NewServer(src, mcpdoor.Options{Version: versionString()})
 	fmt.Fprintf(env.Stderr, "sharevat mcp: serving share tools over stdio, vat %s\n", server)
 	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {
@@ -75,6 +80,13 @@ func serveMCP(ctx context.Context, env *Env, server string) error {
 	}
 	return nil
 }
+
+// refused is the Source of a token that cannot be one: every call
+// answers why.
+type refused struct{ err error }
+
+func (r refused) Share(context.Context) (*client.Share, error) { return nil, r.err }
+func (refused) Fail(*client.Share, error)                      {}
 
 // nopWriteCloser is a Writer the transport may close without closing it.
 type nopWriteCloser struct{ io.Writer }
