@@ -22,6 +22,10 @@ func (s *Server) Handler(addr net.Addr) http.Handler {
 	page := newPageHandler(s.cfg.PublicURL)
 	mux.Handle("/s/", page)
 	mux.Handle("/s", page)
+	mux.Handle("/api/share", s.door) // opencode.go
+	mux.Handle("/api/share/", s.door)
+	mux.Handle("/opencode/", s.door)
+	mux.Handle("/share/", sharePathPage(page))
 	mux.HandleFunc("/{$}", index) // index.go
 	hosts, loopback := allowedHosts(s.cfg.Peers.AllowedHosts, addr.String())
 	return hostGuard(hosts, loopback, originGuard(s.cfg.Origins, publicHTTPS(s.cfg.PublicURL), mux))
