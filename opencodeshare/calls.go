@@ -153,4 +153,3 @@ func read[S, D any](get func() (S, error), conv func(S) (D, error)) (D, error) {
 	}
 	return conv(s)
 }
-

@@ -46,7 +46,7 @@ type Options struct {
 	Budget Budget
 	// Page serves the share page (its assets and index.html) for
 	// /share/<slug>; nil: 404.
-	Page http.Handler
+	Page   http.Handler
 	Logger *slog.Logger
 }
 

@@ -2,13 +2,21 @@ package opencodeshare_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"sharevat"
+	"sharevat/client"
 	"sharevat/internal/servertest"
 	"sharevat/server"
 )
@@ -42,6 +50,13 @@ func (r reply) json(t *testing.T, v any) {
 // call sends method url with body (nil: none) as opencode does.
 func call(t *testing.T, method, url string, body any) reply {
 	t.Helper()
+	return do(t, newReq(t, method, url, body))
+}
+
+// newReq builds a request with a JSON body (nil: none; a string or
+// []byte: as it is).
+func newReq(t *testing.T, method, url string, body any) *http.Request {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -57,6 +72,12 @@ func call(t *testing.T, method, url string, body any) reply {
 	req, err := http.NewRequest(method, url, rd)
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+// do sends req and reads the whole answer.
+func do(t *testing.T, req *http.Request) reply {
+	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
@@ -115,4 +136,58 @@ func items(t *testing.T, d *door, s share) (int, []item) {
 type item struct {
 	Type string          `json:"type"`
 	Data json.RawMessage `json:"data"`
+}
+
+// startOn starts a server on the data directory dir.
+func startOn(t *testing.T, dir string) *servertest.Server {
+	t.Helper()
+	return servertest.Start(t, servertest.Options{Config: func(c *server.Config) { c.Data = dir }})
+}
+
+// closeServer stops s before the test ends (its cleanup then does
+// nothing).
+func closeServer(t *testing.T, s *servertest.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, s.Close(ctx))
+}
+
+// countShares counts the live shares, listed with the admin token.
+func countShares(t *testing.T, s *servertest.Server) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := client.Dial(ctx, s.URL, nil)
+	require.NoError(t, err)
+	defer conn.Close()
+	adm, err := conn.RedeemAdmin(ctx, s.Admin)
+	require.NoError(t, err)
+	defer adm.Release()
+	n := 0
+	for _, err := range adm.ListAll(ctx, sharevat.ListFilter{}) {
+		require.NoError(t, err)
+		n++
+	}
+	return n
+}
+
+// requireNoSecretIn fails if any file under dir holds one of the
+// tokens, or the secret half of one.
+func requireNoSecretIn(t *testing.T, dir string, tokens ...string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, tok := range tokens {
+			secret := tok[strings.LastIndexByte(tok, '_')+1:]
+			require.False(t, bytes.Contains(b, []byte(secret)), "%s holds a token's secret", path)
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }

@@ -52,7 +52,7 @@ type index struct {
 
 	mu      sync.Mutex
 	f       *os.File
-	created map[string]*entry          // by creator and session
+	created map[string]*entry           // by creator and session
 	shares  map[sharevat.ShareID]*entry // by share
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"sharevat"
+	"sharevat/opencodeshare"
 )
 
 // Handler is every route of the server for a listener at addr, behind
@@ -26,6 +27,8 @@ func (s *Server) Handler(addr net.Addr) http.Handler {
 	mux.Handle("/api/share/", s.door)
 	mux.Handle("/opencode/", s.door)
 	mux.Handle("/share/", sharePathPage(page))
+	mux.Handle(opencodeshare.TokensPath, s.door.Tokens())
+	mux.Handle(opencodeshare.TokensPath+"/", s.door.Tokens())
 	mux.HandleFunc("/{$}", index) // index.go
 	hosts, loopback := allowedHosts(s.cfg.Peers.AllowedHosts, addr.String())
 	return hostGuard(hosts, loopback, originGuard(s.cfg.Origins, publicHTTPS(s.cfg.PublicURL), mux))

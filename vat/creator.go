@@ -90,6 +90,15 @@ func (v *Vat) redeemAdmin(ctx context.Context, token, peer string) (*liveGrant, 
 	return lg, nil
 }
 
+// RedeemAdminToken checks that token is the live server admin token (a
+// creation token is refused), as Vault.restoreAdmin redeems it and with
+// its audit record; any refusal is unauthorized. For routes that take
+// the admin token themselves (GET /backup, the creation-token API).
+func (v *Vat) RedeemAdminToken(ctx context.Context, token, peer string) error {
+	_, err := v.redeemAdmin(ctx, token, peer)
+	return err
+}
+
 // MintCreateToken mints a creation token named name with quota q, for the
 // holder of the admin token adminToken. Errors: unauthorized for a token
 // that is not the live admin token; invalid for a negative quota.
