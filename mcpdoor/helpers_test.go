@@ -22,7 +22,7 @@ type door struct {
 	url string // http://127.0.0.1:port/mcp
 }
 
-func startDoor(t *testing.T) *door {
+func startDoor(t testing.TB) *door {
 	t.Helper()
 	v := vattest.Start(t, vattest.Options{})
 	h := mcpdoor.NewHTTPHandler(mcpdoor.HTTPOptions{
@@ -46,7 +46,7 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // session opens an MCP session over Streamable HTTP with token.
-func (d *door) session(t *testing.T, token string) *mcp.ClientSession {
+func (d *door) session(t testing.TB, token string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: d.url, HTTPClient: &http.Client{Transport: bearerRT{token}},
@@ -72,7 +72,7 @@ func stdioSession(t *testing.T, src mcpdoor.Source) *mcp.ClientSession {
 	return cs
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
@@ -80,7 +80,7 @@ func ctxT(t *testing.T) context.Context {
 
 // call calls a tool and decodes its structured result into out; it
 // returns the tool error's text, or "" when the call succeeded.
-func call(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) string {
+func call(t testing.TB, cs *mcp.ClientSession, name string, args any, out any) string {
 	t.Helper()
 	res, err := cs.CallTool(ctxT(t), &mcp.CallToolParams{Name: name, Arguments: args})
 	require.NoError(t, err)
@@ -97,7 +97,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) s
 }
 
 // must is call that must succeed.
-func must(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) {
+func must(t testing.TB, cs *mcp.ClientSession, name string, args any, out any) {
 	t.Helper()
 	require.Empty(t, call(t, cs, name, args, out))
 }
