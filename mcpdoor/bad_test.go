@@ -77,3 +77,26 @@ func TestHugeRequestRefused(t *testing.T) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
 	must(t, cs, "share_info", nil, nil)
 }
+
+// TestSessionBoundToToken: a request of a session that carries another
+// bearer token than the session began with is refused, so a session id
+// alone lends no authority.
+func TestSessionBoundToToken(t *testing.T) {
+	d := startDoor(t)
+	cs := d.session(t, d.vat.MustCreate(t, "bound"))
+	other := d.vat.MustCreate(t, "other")
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"share_info","arguments":{}}}`
+	req, err := http.NewRequest(http.MethodPost, d.url, bytes.NewBufferString(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+other)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "%s", b)
+	assert.NotContains(t, string(b), other)
+	must(t, cs, "share_info", nil, nil)
+}
