@@ -6,18 +6,27 @@ import (
 	"capnproto.org/go/capnp/v3"
 
 	"sharevat/mcpdoor"
+	"sharevat/rpc"
 )
 
 // newMCPHandler serves the Model Context Protocol over Streamable HTTP
 // at /mcp (docs/mcp.md): the same vat as /rpc, each session on its own
 // bootstrap (the same registry, rights checks, quotas and live
 // revocation), each request counted against /rpc's connection limits
-// (admitted) and bounded by its message size limit.
+// (admitted), bounded by its message size limit, and under its Origin
+// rule (a browser page of another origin is refused 403).
 func (s *Server) newMCPHandler() http.Handler {
 	h := mcpdoor.NewHTTPHandler(mcpdoor.HTTPOptions{
 		Bootstrap:       func(peer string) capnp.Client { return s.vat.Bootstrap(peer) },
 		MaxRequestBytes: ReadLimit(s.cfg.Limits),
 		Logger:          s.log,
 	})
-	return admitted(s.rpc, h)
+	origins := s.cfg.Origins
+	return admitted(s.rpc, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !rpc.OriginAllowed(origins, r) {
+			http.Error(w, "origin not allowed", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
 }
