@@ -18,7 +18,13 @@ interface Live extends OutboxSession {
   dispose(): void;
 }
 
-/** Returns a target that redeems token at url (ws://host:port/capnweb). The token never appears in an error. */
+/**
+ * Returns a target that redeems token at url (ws://host:port/capnweb).
+ * `session` retries a failed dial or a redeem the server could not check
+ * (unavailable) with backoff, until it succeeds, the token is refused
+ * (a permanent error, thrown at once) or the signal aborts. The token never
+ * appears in an error.
+ */
 export function capnwebTarget(url: string, token: string, opts: CapnwebTargetOptions = {}): OutboxTarget {
   const minMs = opts.minBackoffMs ?? 100;
   const maxMs = opts.maxBackoffMs ?? 10_000;
@@ -29,7 +35,7 @@ export function capnwebTarget(url: string, token: string, opts: CapnwebTargetOpt
 
   async function dial(): Promise<Live> {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const vault: any = newWebSocketRpcSession(url);
+    const vault: any = newWebSocketRpcSession((await webSocket(url)) as WebSocket);
     let redeemed = false;
     try {
       const restored = vault.restore(token);
@@ -63,16 +69,18 @@ export function capnwebTarget(url: string, token: string, opts: CapnwebTargetOpt
   return {
     server,
     async session(signal?: AbortSignal): Promise<OutboxSession> {
-      if (live) return live;
-      if (failures > 0) await sleep(backoff(minMs, maxMs, failures - 1), signal);
-      try {
-        live = await dial();
-        failures = 0;
-        last = undefined;
-        return live;
-      } catch (e) {
-        failures++;
-        throw e;
+      for (;;) {
+        if (live) return live;
+        if (failures > 0) await sleep(backoff(minMs, maxMs, failures - 1), signal);
+        try {
+          live = await dial();
+          failures = 0;
+          last = undefined;
+          return live;
+        } catch (e) {
+          failures++;
+          if (isPermanent(e) || signal?.aborted) throw e;
+        }
       }
     },
     fail(s: OutboxSession) {
@@ -87,6 +95,13 @@ export function capnwebTarget(url: string, token: string, opts: CapnwebTargetOpt
       live = undefined;
     },
   };
+}
+
+/** A WebSocket to url: the runtime's own, or on Node 20 (which has none) the ws package's. */
+async function webSocket(url: string): Promise<unknown> {
+  if (typeof globalThis.WebSocket === "function") return new globalThis.WebSocket(url);
+  const { WebSocket: WS } = await import("ws");
+  return new WS(url);
 }
 
 /** raw without any password in it. */

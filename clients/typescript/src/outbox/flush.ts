@@ -154,19 +154,25 @@ async function acked(ctx: Ctx, recs: PendingRec[], ack: Ack): Promise<void> {
   await ob.write(() => ob.maybeCompact());
 }
 
-/** Records why the flush stopped as the last error and throws err. */
+/**
+ * Records why the flush stopped as the last error and throws it as a
+ * SharevatError with err's code: "ws://…/capnweb refused the token:
+ * unauthorized: …" for a refused redeem, "ws://…/capnweb refused the
+ * append: permissionDenied: …" for an append refused for good.
+ */
 async function stopped(ctx: Ctx, sendErr: unknown, err: unknown): Promise<never> {
   const { ob, target, signal } = ctx;
   let msg = messageOf(err);
+  const code = (codeOf(err) || "unavailable") as ErrorCode;
   const fail = target.lastFailure();
   if (fail && fail.err === err && !fail.dial && isPermanent(err)) msg = `${target.server} refused the token: ${msg}`;
+  else if (isPermanent(err) && !(err instanceof SharevatError)) msg = `${target.server} refused the append: ${msg}`;
   if (signal.aborted && !ob.closer.signal.aborted) msg = gaveUp(target, sendErr, signal.reason);
   if (msg && !ob.closer.signal.aborted) {
     await ob.write(() => ob.commit([{ t: "err", msg, at: new Date().toISOString() }])).catch(() => {});
   }
   if (err instanceof SharevatError) throw err;
-  const code = codeOf(err);
-  throw new SharevatError((code || "unavailable") as ErrorCode, msg.startsWith(code + ": ") ? msg.slice(code.length + 2) : msg);
+  throw new SharevatError(code, msg.startsWith(code + ": ") ? msg.slice(code.length + 2) : msg || messageOf(err));
 }
 
 /** Why a flush its signal ended had not delivered its batch, in one sentence without the token. */
