@@ -34,8 +34,9 @@ export function capnwebTarget(url: string, token: string, opts: CapnwebTargetOpt
   let last: { dial: boolean; err: unknown } | undefined;
 
   async function dial(): Promise<Live> {
+    await ensureWebSocket();
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const vault: any = newWebSocketRpcSession((await webSocket(url)) as WebSocket);
+    const vault: any = newWebSocketRpcSession(url);
     let redeemed = false;
     try {
       const restored = vault.restore(token);
@@ -79,7 +80,7 @@ export function capnwebTarget(url: string, token: string, opts: CapnwebTargetOpt
           return live;
         } catch (e) {
           failures++;
-          if (isPermanent(e) || signal?.aborted) throw e;
+          if (isPermanent(e) || signal?.aborted || isBug(e)) throw e;
         }
       }
     },
@@ -97,11 +98,19 @@ export function capnwebTarget(url: string, token: string, opts: CapnwebTargetOpt
   };
 }
 
-/** A WebSocket to url: the runtime's own, or on Node 20 (which has none) the ws package's. */
-async function webSocket(url: string): Promise<unknown> {
-  if (typeof globalThis.WebSocket === "function") return new globalThis.WebSocket(url);
+/**
+ * Makes sure there is a global WebSocket, which capnweb's transport needs:
+ * the runtime's own, or on Node 20 (which has none) the ws package's.
+ */
+async function ensureWebSocket(): Promise<void> {
+  if (typeof globalThis.WebSocket === "function") return;
   const { WebSocket: WS } = await import("ws");
-  return new WS(url);
+  globalThis.WebSocket ??= WS as unknown as typeof WebSocket;
+}
+
+/** Whether e is a programming error (no retry fixes it), not a failed connection. */
+function isBug(e: unknown): boolean {
+  return e instanceof ReferenceError || e instanceof SyntaxError || (e instanceof TypeError && !/fetch|network|socket/i.test(e.message));
 }
 
 /** raw without any password in it. */
