@@ -14,6 +14,7 @@ export { Redeemer, type RedeemerOptions } from "./redeemer.js";
 export { tail, tailIterator, type TailIterator, type TailOptions } from "./tail.js";
 export { SharevatError, errorCodes, isErrorCode, isPermanent } from "./errors.js";
 export { capnwebURL } from "./transport.js";
+export { appendOnce, httpBatch, readOnce } from "./batch.js";
 export type * as wire from "./wire.js";
 export type {
   Access, Ack, Batch, Cursor, Entity, Epoch, ErrorCode, Fenced, GrantInfo, Id, Json, Limits, ListFilter, LogEntry,
