@@ -95,13 +95,18 @@ async function send(ctx: Ctx, recs: PendingRec[]): Promise<void> {
   }
 }
 
+/** The errors the outbox makes itself (not the server's answers). */
+const local = new WeakSet<object>();
+
 /** Ties the outbox to session's share (and notes the server's limits), once per session. */
 async function bind(ctx: Ctx, session: OutboxSession): Promise<void> {
   if (ctx.limitsOf === session) return;
   const { ob, target } = ctx;
   const s = ob.state;
   if (s.share && s.share !== session.shareId) {
-    throw new SharevatError("invalid", `the outbox ${ob.path} serves share ${s.share}; this token is of share ${session.shareId}`);
+    const e = new SharevatError("invalid", `the outbox ${ob.path} serves share ${s.share}; this token is of share ${session.shareId}`);
+    local.add(e);
+    throw e;
   }
   const limits = await session.limits().catch(() => undefined);
   const frames: Frame[] = [];
@@ -166,12 +171,12 @@ async function stopped(ctx: Ctx, sendErr: unknown, err: unknown): Promise<never>
   const code = (codeOf(err) || "unavailable") as ErrorCode;
   const fail = target.lastFailure();
   if (fail && fail.err === err && !fail.dial && isPermanent(err)) msg = `${target.server} refused the token: ${msg}`;
-  else if (isPermanent(err) && !(err instanceof SharevatError)) msg = `${target.server} refused the append: ${msg}`;
+  else if (isPermanent(err) && !fail && !(typeof err === "object" && err !== null && local.has(err))) msg = `${target.server} refused the append: ${msg}`;
   if (signal.aborted && !ob.closer.signal.aborted) msg = gaveUp(target, sendErr, signal.reason);
   if (msg && !ob.closer.signal.aborted) {
     await ob.write(() => ob.commit([{ t: "err", msg, at: new Date().toISOString() }])).catch(() => {});
   }
-  if (err instanceof SharevatError) throw err;
+  if (err instanceof SharevatError && msg === err.message) throw err;
   throw new SharevatError(code, msg.startsWith(code + ": ") ? msg.slice(code.length + 2) : msg || messageOf(err));
 }
 

@@ -2,11 +2,10 @@
 export { Outbox, type OutboxOptions, type OutboxResult, type OutboxStatus } from "./outbox.js";
 export type { FlushOptions } from "./flush.js";
 export type { OutboxTarget, OutboxSession } from "./target.js";
-export { capnwebTarget, type CapnwebTargetOptions } from "./capnweb.js";
+export { redeemerTarget } from "./redeemer.js";
 export type { Storage } from "./storage.js";
 export { DamagedError } from "./storage.js";
 export { FileStorage } from "./file.js";
 export { SqliteStorage, builtinSqlite } from "./sqlite.js";
-export { SharevatError, isPermanent, type ErrorCode } from "./errors.js";
-export { DEFAULT_LIMITS, type Limits, type OutboxOp, type Ack, type OpResult, type Json } from "./types.js";
+export { DEFAULT_LIMITS, type OutboxOp } from "./types.js";
 export { checkOp } from "./validate.js";

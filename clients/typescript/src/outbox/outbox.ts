@@ -16,6 +16,8 @@ import { DEFAULT_LIMITS, type Ack, type Limits, type OutboxOp } from "./types.js
 import { mustPass, toStored } from "./validate.js";
 import { flush, type FlushOptions } from "./flush.js";
 import type { OutboxTarget } from "./target.js";
+import { Redeemer } from "../redeemer.js";
+import { redeemerTarget } from "./redeemer.js";
 
 /** Options of Outbox.open; every field has a default. */
 export interface OutboxOptions {
@@ -153,13 +155,15 @@ export class Outbox {
   }
 
   /**
-   * Sends every pending op through target, one batch at a time, and
-   * resolves once nothing is pending. Flushes run one at a time. See
-   * flush.ts for how it retries and when it stops.
+   * Sends every pending op through target (the package's Redeemer, or any
+   * OutboxTarget), one batch at a time, and resolves once nothing is
+   * pending. Flushes run one at a time. See flush.ts for how it retries
+   * and when it stops.
    */
-  flush(target: OutboxTarget, opts: FlushOptions = {}): Promise<void> {
+  flush(target: Redeemer | OutboxTarget, opts: FlushOptions = {}): Promise<void> {
     this.mustBeOpen();
-    const run = this.flushing.then(() => flush(this, target, opts));
+    const t = target instanceof Redeemer ? redeemerTarget(target) : target;
+    const run = this.flushing.then(() => flush(this, t, opts));
     this.flushing = run.catch(() => {});
     return run;
   }

@@ -2,6 +2,8 @@
 // list of frames (JSON text) that survives crashes. The outbox holds the
 // backend's lock (lock.ts) while it is open; the backend only stores.
 
+import { SharevatError } from "../errors.js";
+
 /**
  * Durable, ordered frames. `append` and `replace` resolve only once the
  * frames are on disk (fsync'd); a crash leaves either the old frames or the
@@ -26,10 +28,9 @@ export interface Storage {
 }
 
 /** The error for an outbox file that is not whole; its message names the file. */
-export class DamagedError extends Error {
-  readonly code = "corrupt";
+export class DamagedError extends SharevatError {
   constructor(path: string, why: string) {
-    super(`corrupt: the outbox file ${path} is damaged: ${why}; restore it from a backup or move it away`);
+    super("corrupt", `the outbox file ${path} is damaged: ${why}; restore it from a backup or move it away`);
     this.name = "DamagedError";
   }
 }

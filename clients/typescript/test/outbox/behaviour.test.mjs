@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Outbox, capnwebTarget, builtinSqlite } from "../../dist/outbox/index.js";
+import { Outbox, Redeemer, redeemerTarget, builtinSqlite } from "../../dist/index.js";
 import { startVat, createShare, grant, revoke, readLog, limitsOf, tempDir, ev } from "./vat.mjs";
 
 const storages = ["file", ...((await builtinSqlite()) ? ["sqlite"] : [])];
@@ -32,7 +32,7 @@ for (const storage of storages) {
     assert.equal(again.status().pending, 3);
     assert.deepEqual(ids.map((id) => again.result(id).state), ["pending", "pending", "pending"]);
     const share = await createShare(vat);
-    await again.flush(capnwebTarget(vat.capnweb, share.token, fast));
+    await again.flush(new Redeemer(vat.capnweb, share.token, fast));
     const log = await readLog(vat, share.token);
     assert.deepEqual(log.map((e) => e.opId), ids);
     assert.deepEqual(ids.map((id) => again.result(id).cursor), [1, 2, 3]);
@@ -46,7 +46,7 @@ for (const storage of storages) {
   test(`[${storage}] a lost reply is resent with the same batch id and seqs and answered duplicate at the original cursor`, async () => {
     const ob = await open(join(tempDir(), "ob"), { maxBatchOps: 3 });
     const share = await createShare(vat);
-    const real = capnwebTarget(vat.capnweb, share.token, fast);
+    const real = redeemerTarget(new Redeemer(vat.capnweb, share.token, fast));
     let drop = 2; // the first two replies are lost after the vat applied the batch
     const lossy = {
       server: real.server, fail: real.fail, lastFailure: real.lastFailure, close: real.close,
@@ -84,7 +84,7 @@ for (const storage of storages) {
   test(`[${storage}] a rejected op is reported once, kept as failed and never resent`, async () => {
     const ob = await open(join(tempDir(), "ob"));
     const share = await createShare(vat);
-    const target = capnwebTarget(vat.capnweb, share.token, fast);
+    const target = new Redeemer(vat.capnweb, share.token, fast);
     const rejected = [];
     let sent = 0;
     ob.opts.onRejected = (r) => rejected.push(r);
@@ -117,7 +117,7 @@ for (const storage of storages) {
     for (const [name, token, want] of cases) {
       const ob = await open(join(tempDir(), "ob"));
       await ob.enqueue([ev(`${name}-1`, 1), ev(`${name}-2`, 2)]);
-      const err = await ob.flush(capnwebTarget(vat.capnweb, token, fast)).then(() => assert.fail("flush succeeded"), (e) => e);
+      const err = await ob.flush(new Redeemer(vat.capnweb, token, fast)).then(() => assert.fail("flush succeeded"), (e) => e);
       assert.match(err.message, want, name);
       assert.ok(!err.message.includes(token), "no token in the error");
       const st = ob.status();
@@ -131,7 +131,7 @@ for (const storage of storages) {
     const path = join(tempDir(), "ob");
     const ob = await open(path, { keepDone: 100 });
     const share = await createShare(vat);
-    const target = capnwebTarget(vat.capnweb, share.token, fast);
+    const target = new Redeemer(vat.capnweb, share.token, fast);
     const body = "x".repeat(2000);
     for (let chunk = 0; chunk < 10; chunk++) {
       await ob.enqueue(Array.from({ length: 100 }, (_, i) => ({ opId: `big-${chunk}-${i}`, kind: "event", body: { body } })));

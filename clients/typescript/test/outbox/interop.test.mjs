@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { newWebSocketRpcSession } from "capnweb";
-import { Outbox, capnwebTarget } from "../../dist/outbox/index.js";
+import { Outbox, Redeemer } from "../../dist/index.js";
 import { bin, startVat, createShare, readLog, tempDir } from "./vat.mjs";
 
 /** Runs `sharevat append --file` with the Go outbox in state; resolves with its stdout. */
@@ -66,7 +66,7 @@ test("a TS outbox and the Go outbox append to one share; the TS tail and the Go 
     const share = await createShare(vat);
     const state = tempDir("gostate");
     const ob = await Outbox.open(join(tempDir(), "ts.ob"));
-    const target = capnwebTarget(vat.capnweb, share.token);
+    const target = new Redeemer(vat.capnweb, share.token);
     const ts = async (from, n) => {
       await ob.enqueue(Array.from({ length: n }, (_, i) => ({ opId: `ts-${from + i}`, kind: "part", key: `k${(from + i) % 7}`, body: { from: "ts", n: from + i } })));
       await ob.flush(target);

@@ -4,7 +4,7 @@
 // last op id its outbox holds. Prints the next index after each flush and
 // "done" at the end, and "dup N" for an ack answering N ops duplicate (a
 // batch resent after its reply was lost).
-import { Outbox, capnwebTarget } from "../../dist/outbox/index.js";
+import { Outbox, Redeemer } from "../../dist/index.js";
 
 const [path, url, totalArg, prefix, chunkArg, storage = "file"] = process.argv.slice(2);
 const total = Number(totalArg);
@@ -16,7 +16,7 @@ const ob = await Outbox.open(path, {
     if (dup) process.stdout.write(`dup ${dup}\n`);
   },
 });
-const target = capnwebTarget(url, process.env.SHAREVAT_TOKEN ?? "", { minBackoffMs: 20, maxBackoffMs: 500 });
+const target = new Redeemer(url, process.env.SHAREVAT_TOKEN ?? "", { minBackoffMs: 20, maxBackoffMs: 500 });
 const last = ob.status().lastOpId;
 let next = last ? Number(last.slice(prefix.length + 1)) + 1 : 0;
 while (next < total) {
