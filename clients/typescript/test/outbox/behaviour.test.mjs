@@ -81,6 +81,41 @@ for (const storage of storages) {
     await ob.close();
   });
 
+  test(`[${storage}] a batch whose reply was lost keeps its batch id and seqs across a restart`, async () => {
+    const path = join(tempDir(), "ob");
+    const share = await createShare(vat);
+    const ob = await open(path);
+    await ob.enqueue([ev("r-1", 1), ev("r-2", 2)]);
+    const real = redeemerTarget(new Redeemer(vat.capnweb, share.token, fast));
+    const stop = new AbortController();
+    const lost = {
+      ...real,
+      async session(signal) {
+        const s = await real.session(signal);
+        return { ...s, shareId: s.shareId, epoch: s.epoch, limits: () => s.limits(), async append(b) {
+          await s.append(b);
+          stop.abort();
+          throw new Error("unavailable: connection lost (the test dropped the reply)");
+        } };
+      },
+    };
+    const first = [];
+    ob.opts.onSend = (b) => first.push(b);
+    await assert.rejects(ob.flush(lost, { signal: stop.signal }));
+    real.close();
+    await ob.close();
+    const again = await open(path);
+    const second = [];
+    again.opts.onSend = (b) => second.push(b);
+    const r = new Redeemer(vat.capnweb, share.token, fast);
+    await again.flush(r);
+    r.close();
+    assert.deepEqual(second, [first[0]]);
+    assert.equal(again.result("r-1").status, "duplicate");
+    assert.deepEqual((await readLog(vat, share.token)).map((e) => [e.opId, e.batchId, e.seq]), [["r-1", first[0], 0], ["r-2", first[0], 1]]);
+    await again.close();
+  });
+
   test(`[${storage}] a rejected op is reported once, kept as failed and never resent`, async () => {
     const ob = await open(join(tempDir(), "ob"));
     const share = await createShare(vat);
@@ -172,6 +207,30 @@ for (const storage of storages) {
     const ack = await withVault(vat.capnweb, (v) => { const r = v.restore(share.token); return r.share.appender().append({ epoch: r.access.epoch, ops: [{ opId: "kind", kind: "nope", body: 1 }, { opId: "nokey", kind: "part", body: 1 }] }); });
     assert.deepEqual(ack.results.map((r) => r.detail), [cases[1][2], cases[2][2]]);
     await ob.close();
+  });
+
+  test(`[${storage}] the limits a vat reports to a flush are kept and checked at enqueue, across a reopen`, async () => {
+    const small = await startVat({ args: ["--max-body-bytes", "1000"] });
+    try {
+      const path = join(tempDir(), "ob");
+      const ob = await open(path);
+      const share = await createShare(small);
+      const r = new Redeemer(small.capnweb, share.token, fast);
+      await ob.enqueue([ev("first", 1)]);
+      await ob.flush(r);
+      r.close();
+      const big = { opId: "big", kind: "event", body: "x".repeat(1500) };
+      const err = await ob.enqueue([big]).then(() => assert.fail("enqueued"), (e) => e);
+      assert.equal(err.message, "tooLarge: op big: body is 1502 bytes; limit is 1000");
+      await ob.close();
+      const again = await open(path);
+      const err2 = await again.enqueue([big]).then(() => assert.fail("enqueued after reopen"), (e) => e);
+      assert.equal(err2.message, err.message);
+      assert.equal(again.status().pending, 0);
+      await again.close();
+    } finally {
+      await small.stop();
+    }
   });
 
   test(`[${storage}] an op id pending with other content is a conflict; with the same content it is kept once`, async () => {

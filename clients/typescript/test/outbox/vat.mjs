@@ -23,10 +23,11 @@ export function tempDir(name = "ob") {
 
 /**
  * Starts `sharevat serve` on listen (default a free port) with its data in
- * data (default a fresh directory); resolves once it serves.
+ * data (default a fresh directory) and any more flags in args; resolves
+ * once it serves.
  */
-export function startVat({ data = join(tempDir("vat"), "data"), listen = "127.0.0.1:0" } = {}) {
-  const child = spawn(bin, ["serve", "--listen", listen, "--data", data], { stdio: ["ignore", "ignore", "pipe"] });
+export function startVat({ data = join(tempDir("vat"), "data"), listen = "127.0.0.1:0", args = [] } = {}) {
+  const child = spawn(bin, ["serve", "--listen", listen, "--data", data, ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   const exited = new Promise((r) => child.on("exit", (code, sig) => r({ code, sig })));
   return new Promise((resolve, reject) => {
