@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Outbox, builtinSqlite } from "../dist/index.js";
+import { Outbox, builtinSqlite } from "../dist/outbox/index.js";
 
 const n = Number(process.argv[2] ?? 2000);
 const runtime = globalThis.Bun ? `Bun ${globalThis.Bun.version}` : `Node ${process.version}`;

@@ -21,8 +21,3 @@ export type {
   Meta, MetaInput, Minted, Op, OpResult, OpStatus, Privacy, Reason, Scope, ScopeInput, Settings, SettingsInput,
   ShareInfo, ShareStatus, Status, Time, Token, UInt64, UInt64Input, Vault,
 } from "./wire.js";
-export {
-  Outbox, DamagedError, FileStorage, SqliteStorage, builtinSqlite, redeemerTarget, DEFAULT_LIMITS,
-  type OutboxOptions, type OutboxResult, type OutboxStatus, type FlushOptions, type OutboxTarget, type OutboxSession,
-  type Storage, type OutboxOp,
-} from "./outbox/index.js";

@@ -6,7 +6,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Outbox, Redeemer, redeemerTarget, builtinSqlite } from "../../dist/index.js";
+import { Redeemer } from "../../dist/index.js";
+import { Outbox, redeemerTarget, builtinSqlite } from "../../dist/outbox/index.js";
 import { startVat, createShare, grant, revoke, readLog, limitsOf, tempDir, ev } from "./vat.mjs";
 
 const storages = ["file", ...((await builtinSqlite()) ? ["sqlite"] : [])];

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { once } from "node:events";
-import { Outbox, builtinSqlite } from "../../dist/index.js";
+import { Outbox, builtinSqlite } from "../../dist/outbox/index.js";
 import { tempDir, ev } from "./vat.mjs";
 
 const storages = ["file", ...((await builtinSqlite()) ? ["sqlite"] : [])];

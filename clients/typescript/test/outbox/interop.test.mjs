@@ -9,7 +9,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { newWebSocketRpcSession } from "capnweb";
-import { Outbox, Redeemer } from "../../dist/index.js";
+import { Redeemer } from "../../dist/index.js";
+import { Outbox } from "../../dist/outbox/index.js";
 import { bin, startVat, createShare, readLog, tempDir } from "./vat.mjs";
 
 /** Runs `sharevat append --file` with the Go outbox in state; resolves with its stdout. */

@@ -4,8 +4,9 @@
 // driver builds (SHAREVAT_BIN): under Node (node --test) and under Bun
 // (bun test, which runs the same node:test files and adds the bun:sqlite
 // backend). Both skip with a NOTICE when node or the package's
-// node_modules is missing (run `npm ci` in clients/typescript); CI installs
-// them. The package is compiled first (tsc).
+// node_modules is missing (run `npm ci` in clients/typescript), or fail
+// then under SHAREVAT_REQUIRE_SUITES=1, as CI sets it. The package is
+// compiled first (tsc).
 package outboxts_test
 
 import (
@@ -28,15 +29,24 @@ func needNode(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("NOTICE: node is not on PATH: the TypeScript outbox suites did not run; install Node.js >= 20 and run `npm ci` in clients/typescript")
+		missing(t, "NOTICE: node is not on PATH: the TypeScript outbox suites did not run; install Node.js >= 20 and run `npm ci` in clients/typescript")
 	}
 	for _, dep := range []string{"capnweb", "ws", "typescript", "bun"} {
 		if _, err := os.Stat(filepath.Join(pkgDir, "node_modules", dep, "package.json")); err != nil {
-			t.Skipf("NOTICE: clients/typescript/node_modules/%s is missing: the TypeScript outbox suites did not run; run `(cd clients/typescript && npm ci)`", dep)
+			missing(t, "NOTICE: clients/typescript/node_modules/"+dep+" is missing: the TypeScript outbox suites did not run; run `(cd clients/typescript && npm ci)`")
 		}
 	}
 	run(t, 3*time.Minute, node, filepath.Join(pkgDir, "node_modules", "typescript", "bin", "tsc"), "-p", filepath.Join(pkgDir, "tsconfig.json"))
 	return node
+}
+
+// missing skips t with msg, or fails it under SHAREVAT_REQUIRE_SUITES=1.
+func missing(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("SHAREVAT_REQUIRE_SUITES") == "1" {
+		t.Fatal(msg + " (SHAREVAT_REQUIRE_SUITES=1: a missing toolchain fails)")
+	}
+	t.Skip(msg)
 }
 
 // run runs a command with SHAREVAT_BIN set and fails t with its output if

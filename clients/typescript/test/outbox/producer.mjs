@@ -4,7 +4,8 @@
 // last op id its outbox holds. Prints the next index after each flush and
 // "done" at the end, and "dup N" for an ack answering N ops duplicate (a
 // batch resent after its reply was lost).
-import { Outbox, Redeemer } from "../../dist/index.js";
+import { Redeemer } from "../../dist/index.js";
+import { Outbox } from "../../dist/outbox/index.js";
 
 const [path, url, totalArg, prefix, chunkArg, storage = "file"] = process.argv.slice(2);
 const total = Number(totalArg);
