@@ -14,6 +14,8 @@ export interface ConnectOptions {
   pingIntervalMs?: number;
   /** The longest a ping may go unanswered before the connection counts as lost, in ms; default 30,000. */
   pongTimeoutMs?: number;
+  /** Gives up connecting when it aborts. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface ConnectOptions {
  */
 export async function connect(url: string, opts: ConnectOptions = {}): Promise<Conn> {
   const target = capnwebURL(url);
-  const ws = await openSocket(target, opts.connectTimeoutMs ?? 10_000);
+  const ws = await openSocket(target, opts.connectTimeoutMs ?? 10_000, opts.signal);
   return new Conn(target, new SocketTransport(ws), opts);
 }
 

@@ -111,7 +111,7 @@ export class Redeemer {
 
   async #connect(): Promise<Share> {
     this.#drop();
-    const conn = await connect(this.url, this.#opts.connect);
+    const conn = await connect(this.url, { ...this.#opts.connect, signal: this.#closer.signal });
     if (this.#closer.signal.aborted) {
       conn.close();
       throw closedError();

@@ -56,13 +56,24 @@ export function capnwebURL(url: string, scheme: "ws" | "http" = "ws"): string {
   return u.toString();
 }
 
-/** Opens a WebSocket to url, resolving once it is open; rejects "unavailable" after timeoutMs. */
-export async function openSocket(url: string, timeoutMs: number): Promise<SocketLike> {
+/**
+ * Opens a WebSocket to url, resolving once it is open; rejects
+ * "unavailable" after timeoutMs, or at once when signal aborts (the
+ * half-open socket is dropped then, so nothing of it lingers).
+ */
+export async function openSocket(url: string, timeoutMs: number, signal?: AbortSignal): Promise<SocketLike> {
   const Socket = await socketClass();
+  if (signal?.aborted) throw new SharevatError("unavailable", `cannot connect to ${url}: aborted`);
   const ws = new Socket(url);
   await new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      fail("aborted");
+      drop(ws);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
     const fail = (why: string) => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
       reject(new SharevatError("unavailable", `cannot connect to ${url}: ${why}`));
     };
     const timer = setTimeout(() => {
@@ -71,6 +82,7 @@ export async function openSocket(url: string, timeoutMs: number): Promise<Socket
     }, timeoutMs);
     ws.addEventListener("open", () => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
       resolve();
     });
     ws.addEventListener("error", (e: { message?: string; error?: { message?: string } }) =>
