@@ -94,3 +94,21 @@ if (storages.includes("sqlite")) {
     assert.ok(err.message.includes(path));
   });
 }
+
+if (globalThis.Bun) {
+  test("[bun:sqlite] a frame whose data no longer matches its checksum is refused naming the file, and left as it is", async () => {
+    const { Database } = await import("bun:sqlite");
+    const path = join(tempDir(), "ob");
+    const ob = await Outbox.open(path, { storage: "sqlite" });
+    await ob.enqueue([ev("a", 1)]);
+    await ob.close();
+    const db = new Database(path);
+    db.exec(`UPDATE frames SET frame = replace(frame, '"a"', '"A"') WHERE frame LIKE '%"enq"%'`);
+    const rows = () => db.prepare("SELECT n, crc, frame FROM frames ORDER BY n").all();
+    const before = rows();
+    const err = await Outbox.open(path, { storage: "sqlite" }).then(() => assert.fail("opened"), (e) => e);
+    assert.equal(err.message, `corrupt: the outbox file ${path} is damaged: frame 2 fails its checksum; restore it from a backup or move it away`);
+    assert.deepEqual(rows(), before, "left as it is");
+    db.close();
+  });
+}

@@ -1,15 +1,14 @@
 // Interop with the Go client: a TypeScript outbox and the Go outbox (the
 // CLI's `sharevat append`, which goes through client.Outbox) append to
-// one share at the same time, and a TypeScript tail (a Cap'n Web
-// subscription) and the Go tail (`sharevat tail`) see the same log.
+// one share at the same time, and the package's tail (tailIterator) and
+// the Go tail (`sharevat tail`) see the same log.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { newWebSocketRpcSession } from "capnweb";
-import { Redeemer } from "../../dist/index.js";
+import { Redeemer, tailIterator } from "../../dist/index.js";
 import { Outbox } from "../../dist/outbox/index.js";
 import { bin, startVat, createShare, readLog, tempDir } from "./vat.mjs";
 
@@ -41,24 +40,19 @@ function goTail(vat, token, n) {
   });
 }
 
-/** A Cap'n Web subscription from cursor 0 until n entries: [[cursor, opId]]. */
+/** The package's tail (tailIterator) from cursor 0 until n entries: [[cursor, opId]]. */
 async function tsTail(vat, token, n) {
-  const vault = newWebSocketRpcSession(vat.capnweb);
+  const redeemer = new Redeemer(vat.capnweb, token);
   const out = [];
-  let sub;
   try {
-    await new Promise((resolve, reject) => {
-      vault.restore(token).share.reader().subscribe(0, (ops, end) => {
-        if (end) return reject(new Error(`subscription ended: ${end.code}`));
-        for (const e of ops) out.push([e.cursor, e.opId]);
-        if (out.length >= n) resolve();
-      }).then((s) => { sub = s; }, reject);
-    });
+    for await (const e of tailIterator(redeemer, 0)) {
+      out.push([e.cursor, e.opId]);
+      if (out.length === n) break;
+    }
   } finally {
-    sub?.[Symbol.dispose]();
-    vault[Symbol.dispose]();
+    redeemer.close();
   }
-  return out.slice(0, n);
+  return out;
 }
 
 test("a TS outbox and the Go outbox append to one share; the TS tail and the Go tail see the same log", { timeout: 300_000 }, async () => {
