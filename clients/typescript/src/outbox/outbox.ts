@@ -135,7 +135,7 @@ export class Outbox {
   async enqueue(ops: OutboxOp[]): Promise<string[]> {
     this.mustBeOpen();
     const lim = this.opts.limits ?? this.state.limits ?? DEFAULT_LIMITS;
-    const stored = ops.map((op) => toStored(op, op?.opId ?? "op-" + randomBytes(16).toString("hex")));
+    const stored = ops.map((op) => toStored(op, op?.opId || "op-" + randomBytes(16).toString("hex")));
     stored.forEach((op) => mustPass(op, lim));
     return this.write(async () => {
       const fresh = [];

@@ -23,9 +23,10 @@ for (const storage of storages) {
   test(`[${storage}] enqueue stores ops durably with op ids assigned, and a reopened outbox sends them in order`, async () => {
     const path = join(tempDir(), "ob");
     const ob = await open(path);
-    const ids = await ob.enqueue([{ kind: "event", body: { n: 1 } }, ev("mine-2", 2), { kind: "part", key: "k", body: { n: 3 } }]);
+    const ids = await ob.enqueue([{ kind: "event", body: { n: 1 } }, ev("mine-2", 2), { opId: "", kind: "part", key: "k", body: { n: 3 } }]);
     assert.equal(ids.length, 3);
     assert.match(ids[0], /^op-[0-9a-f]{32}$/);
+    assert.match(ids[2], /^op-[0-9a-f]{32}$/, "an empty op id is absent, as in Go");
     assert.equal(ids[1], "mine-2");
     await ob.close();
 
