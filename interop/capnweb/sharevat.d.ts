@@ -1,4 +1,4 @@
-// GENERATED from clients/typescript/src/wire.ts by
+// GENERATED from clients/typescript/src/wire.ts and caps.ts by
 // `npm run gen:interop` in clients/typescript: do not edit here. The
 // package @sharevat/client (clients/typescript) is the TypeScript client;
 // this file is its wire types alone, for raw capnweb sessions:

@@ -1,7 +1,9 @@
-// Writes interop/capnweb/sharevat.d.ts from src/wire.ts (the package's
-// wire types), or with --check fails unless it is current. The
-// declaration is the same text with a header saying where it comes from
-// and the name SharevatError for WireError, which the interop suite uses.
+// Writes interop/capnweb/sharevat.d.ts from src/wire.ts and src/caps.ts
+// (the package's wire types), or with --check fails unless it is current.
+// The declaration is the two files' text in one, with a header saying
+// where it comes from, one import (capnweb's RpcTarget) instead of the
+// files' imports of each other, and the name SharevatError for WireError,
+// which the interop suite uses.
 //
 //   npm run gen:interop            # or: node scripts/gen-interop.mjs --check
 import { readFileSync, writeFileSync } from "node:fs";
@@ -9,10 +11,17 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const src = readFileSync(join(root, "src", "wire.ts"), "utf8");
+/** A source file without its leading comment and its import and re-export lines. */
+function body(name) {
+  return readFileSync(join(root, "src", name), "utf8")
+    .replace(/^(\/\/.*\n)+\n/, "")
+    .replace(/^import type [^;]*;\n/gm, "")
+    .replace(/^export type \* from [^;]*;\n/gm, "")
+    .replace(/^\n+/, "");
+}
 const dest = join(root, "..", "..", "interop", "capnweb", "sharevat.d.ts");
 
-const header = `// GENERATED from clients/typescript/src/wire.ts by
+const header = `// GENERATED from clients/typescript/src/wire.ts and caps.ts by
 // \`npm run gen:interop\` in clients/typescript: do not edit here. The
 // package @sharevat/client (clients/typescript) is the TypeScript client;
 // this file is its wire types alone, for raw capnweb sessions:
@@ -23,8 +32,13 @@ const header = `// GENERATED from clients/typescript/src/wire.ts by
 //   const { share, access } = await vault.restore(token);
 //
 `;
-const body = src.replace(/^(\/\/.*\n)+\n/, "");
-const want = header + "\n" + body + "\n/** A failed call's error, under the name this declaration always had. */\nexport type SharevatError = WireError;\n";
+const want =
+  header +
+  '\nimport type { RpcTarget } from "capnweb";\n\n' +
+  body("wire.ts") +
+  "\n" +
+  body("caps.ts") +
+  "\n/** A failed call's error, under the name this declaration always had. */\nexport type SharevatError = WireError;\n";
 
 if (process.argv.includes("--check")) {
   let have = "";
