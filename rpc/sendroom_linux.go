@@ -6,18 +6,18 @@ import (
 	"unsafe"
 )
 
-// sendRoom reports whether the kernel's send buffer of conn, a TCP
-// connection, has room for a write of n bytes (plus the frame's header)
+// sendRoom reports whether the kernel's send buffer of conn, a socket
+// (a TCP connection), has room for a write of n bytes (plus the frame's header)
 // at once: its unsent bytes (SIOCOUTQ) plus n stay within a quarter of
 // the buffer (SO_SNDBUF; a quarter leaves room for the kernel's own
-// accounting). Any other connection (TLS, a test's pipe), or an error,
-// says no: the frame then goes through the writer goroutine.
+// accounting). Any other connection (TLS, a pipe), or an error, says
+// no: the frame then goes through the writer goroutine.
 func sendRoom(conn net.Conn, n int) bool {
-	tc, ok := conn.(*net.TCPConn)
+	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return false
 	}
-	rc, err := tc.SyscallConn()
+	rc, err := sc.SyscallConn()
 	if err != nil {
 		return false
 	}
