@@ -379,8 +379,14 @@ func (c *Codec) assemblyExpired() bool {
 	return !c.assembly.IsZero() && !time.Now().Before(c.assembly)
 }
 
-// lockWrite takes the write lock, giving up after d or when the socket dies.
+// lockWrite takes the write lock, giving up after d or when the socket
+// dies. A free lock is taken without starting a timer.
 func (c *Codec) lockWrite(d time.Duration) bool {
+	select {
+	case c.wsem <- struct{}{}:
+		return true
+	default:
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
