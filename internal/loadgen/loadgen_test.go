@@ -101,8 +101,10 @@ func TestBenchModes(t *testing.T) {
 		requireTransport(t, rep, 1)
 		requirePositive(t, rep, "append.wal_ratios.p50_over_echo_plus_wal_append_p50")
 		targets := field(t, rep, "targets").([]any)
-		require.Len(t, targets, 1, "one client, 1-op batches is one of the issue's targets")
-		assert.Contains(t, targets[0].(map[string]any)["target"], "1 client")
+		require.Len(t, targets, 4, "one client, 1-op batches: the latency target and the three against the echo")
+		for i, want := range []string{"commit p50 + no-op p50", "ping p50 vs raw WebSocket echo p50", "CPU per ping vs per echo", "(p50 − echo p50) ÷ log append p50"} {
+			assert.Contains(t, targets[i].(map[string]any)["target"], want)
+		}
 	})
 	t.Run("restore", func(t *testing.T) {
 		t.Parallel()
