@@ -50,6 +50,8 @@ type Codec struct {
 
 	wsem chan struct{} // write lock for data and control frames; a channel so waits can time out
 	rmu  sync.Mutex    // read lock: Decode and the close handshake drain
+	// first holds the first word of the message being read (rmu held).
+	first [8]byte
 
 	mu       sync.Mutex // guards the fields below; never held across I/O that can block
 	closing  bool       // Close has started: no deadline extension, no new reads
@@ -171,11 +173,28 @@ func (c *Codec) readMessage() (int, []byte, error) {
 }
 
 // readFramed reads one Cap'n Proto message from r, the reader of one
-// WebSocket message.
+// WebSocket message, into one buffer.
 func (c *Codec) readFramed(r io.Reader) ([]byte, error) {
-	hdr, total, err := readSegmentTable(r)
-	if err != nil {
-		return nil, err
+	first := c.first[:] // a field, not a local: a buffer passed to a Reader escapes
+	if _, err := io.ReadFull(r, first); err != nil {
+		return nil, framingErr(err)
+	}
+	n := uint64(binary.LittleEndian.Uint32(first)) + 1
+	if n > maxSegments {
+		return nil, errFrameLength
+	}
+	hdrLen := (4 + 4*n + 7) &^ 7
+	table := first
+	if n > 1 { // the rest of the segment table, to learn the total
+		table = make([]byte, hdrLen)
+		copy(table, first)
+		if _, err := io.ReadFull(r, table[8:]); err != nil {
+			return nil, framingErr(err)
+		}
+	}
+	total := hdrLen
+	for i := range n {
+		total += 8 * uint64(binary.LittleEndian.Uint32(table[4+4*i:]))
 	}
 	if total > uint64(c.opts.ReadLimit) {
 		return nil, errTooLarge
@@ -184,8 +203,8 @@ func (c *Codec) readFramed(r io.Reader) ([]byte, error) {
 		return nil, lerr
 	}
 	data := make([]byte, total)
-	copy(data, hdr)
-	if _, err := io.ReadFull(r, data[len(hdr):]); err != nil {
+	copy(data, table)
+	if _, err := io.ReadFull(r, data[len(table):]); err != nil {
 		c.budget.release(int64(total))
 		return nil, framingErr(err)
 	}
@@ -194,29 +213,6 @@ func (c *Codec) readFramed(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
-}
-
-// readSegmentTable reads a message's segment table (padded to a word) and
-// returns it with the size of the whole message it announces.
-func readSegmentTable(r io.Reader) ([]byte, uint64, error) {
-	var first [8]byte
-	if _, err := io.ReadFull(r, first[:]); err != nil {
-		return nil, 0, framingErr(err)
-	}
-	n := uint64(binary.LittleEndian.Uint32(first[:])) + 1
-	if n > maxSegments {
-		return nil, 0, errFrameLength
-	}
-	hdr := make([]byte, (4+4*n+7)&^7)
-	copy(hdr, first[:])
-	if _, err := io.ReadFull(r, hdr[8:]); err != nil {
-		return nil, 0, framingErr(err)
-	}
-	total := uint64(len(hdr))
-	for i := range n {
-		total += 8 * uint64(binary.LittleEndian.Uint32(hdr[4+4*i:]))
-	}
-	return hdr, total, nil
 }
 
 // checkEnd makes sure the WebSocket message ends where the segment table
@@ -379,8 +375,14 @@ func (c *Codec) assemblyExpired() bool {
 	return !c.assembly.IsZero() && !time.Now().Before(c.assembly)
 }
 
-// lockWrite takes the write lock, giving up after d or when the socket dies.
+// lockWrite takes the write lock, giving up after d or when the socket
+// dies. A free lock is taken without starting a timer.
 func (c *Codec) lockWrite(d time.Duration) bool {
+	select {
+	case c.wsem <- struct{}{}:
+		return true
+	default:
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -94,9 +94,12 @@
 //     closes the connection holding the most (1013) when a charge would
 //     exhaust it, and the charge waits for its bytes; a connection that
 //     itself holds the most is the one refused.
-//   - Encode never blocks on a slow peer: frames wait in a queue of ours
-//     (sendq.go), counted in the budget, so a peer that stops reading is
-//     closed instead of filling go-capnp's unbounded send queue.
+//   - Encode never blocks on a slow peer: it writes a frame itself only
+//     when nothing is queued and the socket's send buffer has room for it
+//     (no hand-off to a writer goroutine in the common case); otherwise
+//     the frame waits in a queue of ours (sendq.go), counted in the
+//     budget, so a peer that stops reading is closed instead of filling
+//     go-capnp's unbounded send queue.
 //   - At most MaxCapsPerMessage (default 64) capability descriptors per
 //     incoming message; one message must arrive within AssembleTimeout
 //     (default 30s) of its first frame, pings between frames or not.

@@ -9,20 +9,35 @@ import (
 )
 
 // sendQueue holds the frames Encode has accepted and not yet written, in
-// order, and writes them from a goroutine that runs only while the queue
-// is not empty (an idle connection costs no goroutine).
+// order. Encode writes a frame itself when nothing is queued and the
+// socket can take it at once (enqueueFrame, sendRoom); otherwise the frame waits here
+// for a writer goroutine that runs only while the queue is not empty (an
+// idle connection costs no goroutine).
 //
 // Why a queue of our own: go-capnp hands every outgoing message to Encode
 // from one sender goroutine and keeps the rest in an unbounded queue of
 // its own. If Encode blocked on a peer that does not read, answers would
-// pile up there, out of sight of any budget. Here Encode returns at once
-// and every queued byte counts against the connection's budget, so a
-// peer that stops reading is closed (1008) instead of growing the vat.
+// pile up there, out of sight of any budget. Here Encode never waits on
+// the peer: it writes only what the kernel accepts without blocking, and
+// every queued byte counts against the connection's budget, so a peer
+// that stops reading is closed (1008) instead of growing the vat.
 type sendQueue struct {
 	mu      sync.Mutex
 	frames  [][]byte
-	running bool
-	idle    chan struct{} // closed when the running writer empties the queue
+	running bool          // a writer (inline or goroutine) owns the socket's data frames
+	idle    chan struct{} // made on demand (idleChan), closed when the writer stops
+}
+
+// claim makes the caller the writer if there is none: it then writes
+// its frame itself and calls done.
+func (q *sendQueue) claim() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.running {
+		return false
+	}
+	q.running = true
+	return true
 }
 
 // enqueue adds a frame; it reports whether a writer must be started.
@@ -34,8 +49,20 @@ func (q *sendQueue) enqueue(b []byte) (start bool) {
 		return false
 	}
 	q.running = true
-	q.idle = make(chan struct{})
 	return true
+}
+
+// done ends an inline writer's turn: it reports whether frames were
+// queued meanwhile, and a writer goroutine must take over; if not, the
+// queue is idle.
+func (q *sendQueue) done() (more bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.frames) > 0 {
+		return true
+	}
+	q.stop()
+	return false
 }
 
 // next pops the oldest frame, or stops the writer when there is none.
@@ -43,8 +70,7 @@ func (q *sendQueue) next() ([]byte, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.frames) == 0 {
-		q.running = false
-		close(q.idle)
+		q.stop()
 		q.frames = nil // let a burst's backing array go
 		return nil, false
 	}
@@ -54,6 +80,15 @@ func (q *sendQueue) next() ([]byte, bool) {
 	return b, true
 }
 
+// stop marks the queue idle; q.mu is held.
+func (q *sendQueue) stop() {
+	q.running = false
+	if q.idle != nil {
+		close(q.idle)
+		q.idle = nil
+	}
+}
+
 // idleChan returns a channel closed once the queue is empty.
 func (q *sendQueue) idleChan() <-chan struct{} {
 	q.mu.Lock()
@@ -61,20 +96,71 @@ func (q *sendQueue) idleChan() <-chan struct{} {
 	if !q.running {
 		return closedChan
 	}
+	if q.idle == nil {
+		q.idle = make(chan struct{})
+	}
 	return q.idle
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// enqueueFrame queues b after charging it to the budget.
+// enqueueFrame sends b after charging it to the budget: at once from the
+// calling goroutine when nothing is queued and the socket can take it
+// without blocking (no hand-off to a writer goroutine, the common case of
+// a call and its return), else through the queue.
 func (c *Codec) enqueueFrame(b []byte) error {
 	if lerr := c.budget.charge(int64(len(b))); lerr != nil {
 		return c.limitExceeded(lerr)
+	}
+	if c.sendq.claim() {
+		c.writeInline(b)
+		return nil
 	}
 	if c.sendq.enqueue(b) {
 		go c.writeLoop()
 	}
 	return nil
+}
+
+// writeInline writes b, the caller holding the queue's turn, if the
+// socket takes it without blocking; otherwise it hands b to a writer
+// goroutine. Either way it gives the turn back.
+func (c *Codec) writeInline(b []byte) {
+	if !c.canWriteNow(len(b)) {
+		c.sendq.mu.Lock()
+		c.sendq.frames = append(c.sendq.frames, b)
+		c.sendq.mu.Unlock()
+		go c.writeLoop()
+		return
+	}
+	err := c.writeFrameLocked(b)
+	c.unlockWrite()
+	c.budget.release(int64(len(b)))
+	if err != nil && !c.isDead() {
+		_ = c.fail(err)
+	}
+	if c.sendq.done() {
+		go c.writeLoop()
+	}
+}
+
+// canWriteNow takes the write lock if it is free and the kernel's send
+// buffer has room for n more bytes (sendRoom); it reports whether it
+// took the lock.
+func (c *Codec) canWriteNow(n int) bool {
+	if c.isDead() || c.isCloseSent() {
+		return false
+	}
+	select {
+	case c.wsem <- struct{}{}:
+	default:
+		return false
+	}
+	if !sendRoom(c.ws.NetConn(), n) {
+		c.unlockWrite()
+		return false
+	}
+	return true
 }
 
 // writeLoop writes queued frames until the queue is empty or the socket
@@ -102,6 +188,12 @@ func (c *Codec) writeFrame(b []byte) error {
 		return c.writeUnavailable()
 	}
 	defer c.unlockWrite()
+	return c.writeFrameLocked(b)
+}
+
+// writeFrameLocked writes b as one binary message; the write lock is
+// held.
+func (c *Codec) writeFrameLocked(b []byte) error {
 	if c.isCloseSent() {
 		return nil
 	}

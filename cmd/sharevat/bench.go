@@ -111,13 +111,11 @@ func runBench(ctx context.Context, env *Env, f *benchFlags, fs *pflag.FlagSet) e
 	}
 	f.cfg = f.cfg.WithDefaults()
 	f.cfg.Flags = f.effective(fs)
-	if f.cfg.Server == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		f.cfg.Exe = exe
+	exe, err := os.Executable() // the vat (unless --server) and the echo helper
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
+	f.cfg.Exe = exe
 	return loadgen.Run(ctx, f.cfg, env.Stdout, env.Stderr)
 }
 

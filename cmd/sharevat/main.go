@@ -14,9 +14,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"sharevat/internal/loadgen"
 )
 
 func main() {
+	if os.Getenv(loadgen.EchoHelperEnv) != "" {
+		os.Exit(loadgen.ServeEcho(os.Stdin, os.Stdout)) // bench's transport ceiling
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

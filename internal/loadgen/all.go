@@ -105,6 +105,11 @@ func (r *allRuns) targets() []targetRow {
 	add(r.Append64x1 != nil, func() targetRow { return rowRPC(r.Append64x1) })
 	add(r.Append64x100 != nil, func() targetRow { return rowStorage(r.Append64x100) })
 	add(r.Append1x1 != nil, func() targetRow { return rowLatency(r.Append1x1) })
+	for _, a := range []*appendReport{r.Append64x1, r.Append1x1} {
+		if a != nil {
+			rows = append(rows, transportRows(a)...)
+		}
+	}
 	add(r.Restore != nil, func() targetRow { return rowRestore(r.Restore) })
 	add(r.Conns != nil, func() targetRow { return rowConns(r.Conns) })
 	add(r.Soak != nil, func() targetRow { return rowSoak(r.Soak) })

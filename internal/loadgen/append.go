@@ -34,20 +34,23 @@ func (cfg *Config) appendShape() appendShape {
 // appendReport is an append run: the load, the vat's side, and the
 // ceilings measured in the same run with our figures as their ratios.
 type appendReport struct {
-	Shape             appendShape   `json:"shape"`
-	Seconds           float64       `json:"seconds"`
-	Batches           int64         `json:"batches"`
-	Ops               int64         `json:"ops"`
-	OpsPerSec         float64       `json:"ops_per_sec"`
-	BatchesPerSec     float64       `json:"batches_per_sec"`
-	Latency           latencies     `json:"latency"` // per append call, client side
-	Server            serverReport  `json:"server"`
-	CPU               cpuReport     `json:"cpu"`
-	Commits           commitReport  `json:"commits"`
-	ClientAllocsPerOp float64       `json:"client_allocs_per_op"`
-	ClientBytesPerOp  float64       `json:"client_bytes_per_op"`
-	Ping              pingReport    `json:"rpc_ceiling"`
-	Storage           storageReport `json:"storage_ceiling"`
+	Shape             appendShape  `json:"shape"`
+	Seconds           float64      `json:"seconds"`
+	Batches           int64        `json:"batches"`
+	Ops               int64        `json:"ops"`
+	OpsPerSec         float64      `json:"ops_per_sec"`
+	BatchesPerSec     float64      `json:"batches_per_sec"`
+	Latency           latencies    `json:"latency"` // per append call, client side
+	Server            serverReport `json:"server"`
+	CPU               cpuReport    `json:"cpu"`
+	Commits           commitReport `json:"commits"`
+	ClientAllocsPerOp float64      `json:"client_allocs_per_op"`
+	ClientBytesPerOp  float64      `json:"client_bytes_per_op"`
+	Ping              pingReport   `json:"rpc_ceiling"`
+	// Transport is the raw WebSocket echo, measured alternating with the
+	// ping phases (transport.go); nil when the bench has no helper.
+	Transport *transportReport `json:"transport_ceiling,omitempty"`
+	Storage   storageReport    `json:"storage_ceiling"`
 	// StoragePaced (one client, one call in flight) is the storage
 	// ceiling again with the process idle between transactions for a
 	// ping's p50, as the vat is between sequential appends: on a VM an
@@ -92,7 +95,7 @@ func appendWithCeilings(ctx context.Context, stderr io.Writer, t *benchTarget, s
 	}
 	defer func() { closeConns(conns) }()
 	progress(stderr, "rpc ceiling: ping over %d connection(s), %d in flight each, %s", shape.Clients, shape.Inflight, shape.CeilingDur)
-	ping, err := pingPhase(ctx, t, conns, shape.Inflight, shape.CeilingDur)
+	ping, transport, err := rpcCeilings(ctx, stderr, t, conns, shape.Inflight, shape.CeilingDur)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +107,7 @@ func appendWithCeilings(ctx context.Context, stderr io.Writer, t *benchTarget, s
 	}
 	closeConns(conns)
 	conns = nil
-	rep.Ping = ping
+	rep.Ping, rep.Transport = ping, transport
 	if err := rep.storageCeilings(ctx, stderr, t.ceilingDir); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,10 @@
 // and, for the bench's own child, the anonymous/file split of its RSS
 // from /proc/<pid>/status.
 //
+// The transport ceiling of an append run is a raw WebSocket echo to a
+// helper process, Config.Exe started with EchoHelperEnv set (ServeEcho),
+// alternated with the ping phases (transport.go).
+//
 // Modes, and the Config fields each reads:
 //
 //   - append: Clients connections appending Ops-op batches of Body-byte

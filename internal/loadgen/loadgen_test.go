@@ -61,6 +61,18 @@ func requirePositive(t *testing.T, rep map[string]any, paths ...string) {
 	}
 }
 
+// requireTransport checks an append report's transport ceiling: the
+// echo alternated with the ping, over as many connections, every figure
+// measured.
+func requireTransport(t *testing.T, rep map[string]any, conns int) {
+	t.Helper()
+	assert.Equal(t, float64(conns), num(t, rep, "append.transport_ceiling.conns"))
+	assert.Len(t, field(t, rep, "append.transport_ceiling.rounds"), 3, "three echo/ping rounds")
+	requirePositive(t, rep, "append.transport_ceiling.echo_calls_per_sec", "append.transport_ceiling.echo_latency.p50_ms",
+		"append.transport_ceiling.ping_p50_over_echo_p50", "append.transport_ceiling.ping_rate_over_echo_rate",
+		"append.transport_ceiling.echo_cpu_per_call_us", "append.transport_ceiling.ping_cpu_per_call_us")
+}
+
 // TestBenchModes runs each mode once, briefly, on the bench's own vat.
 func TestBenchModes(t *testing.T) {
 	const d, ceiling = 300 * time.Millisecond, 200 * time.Millisecond
@@ -74,6 +86,7 @@ func TestBenchModes(t *testing.T) {
 			"append.storage_ceiling.puts_per_sec", "append.storage_ceiling.p50_ms",
 			"append.ratios.batches_per_sec_over_ping_calls_per_sec", "append.ratios.ops_per_sec_over_store_puts_per_sec")
 		assert.Equal(t, 3*num(t, rep, "append.batches"), num(t, rep, "append.ops"))
+		requireTransport(t, rep, 4)
 		assert.Equal(t, "each", field(t, rep, "append.shape.shares"))
 		assert.NotContains(t, field(t, rep, "append"), "storage_ceiling_paced", "paced only for sequential appends")
 	})
@@ -85,9 +98,13 @@ func TestBenchModes(t *testing.T) {
 			"append.storage_ceiling_paced.p50_ms", "append.storage_ceiling_paced.pause_ms")
 		assert.InDelta(t, num(t, rep, "append.rpc_ceiling.latency.p50_ms"), num(t, rep, "append.storage_ceiling_paced.pause_ms"),
 			1e-5, "the pause is a ping's p50")
+		requireTransport(t, rep, 1)
+		requirePositive(t, rep, "append.wal_ratios.p50_over_echo_plus_wal_append_p50")
 		targets := field(t, rep, "targets").([]any)
-		require.Len(t, targets, 1, "one client, 1-op batches is one of the issue's targets")
-		assert.Contains(t, targets[0].(map[string]any)["target"], "1 client")
+		require.Len(t, targets, 4, "one client, 1-op batches: the latency target and the three against the echo")
+		for i, want := range []string{"commit p50 + no-op p50", "ping p50 vs raw WebSocket echo p50", "CPU per ping vs per echo", "(p50 − echo p50) ÷ log append p50"} {
+			assert.Contains(t, targets[i].(map[string]any)["target"], want)
+		}
 	})
 	t.Run("restore", func(t *testing.T) {
 		t.Parallel()

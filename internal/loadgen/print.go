@@ -66,6 +66,9 @@ func printAppend(w io.Writer, a *appendReport) {
 		count(int64(c.Commits)), c.OpsPerCommit, c.CallsPerCommit, msText(c.MeanCommitMs), msText(c.MeanAppendMs))
 	fmt.Fprintf(w, "  client\t%.1f allocs/op\t%s/op\t(this process)\n", a.ClientAllocsPerOp, bytesText(a.ClientBytesPerOp))
 	printPing(w, a.Ping)
+	if a.Transport != nil {
+		fmt.Fprintf(w, "  transport ceiling\t%s\n", a.Transport)
+	}
 	st := a.Storage
 	fmt.Fprintf(w, "  storage ceiling\t%s tx/s, %s puts/s\tp50 %s, p99 %s\tbbolt, %d put(s) of %d B per tx\n",
 		num(st.TxPerSec), num(st.PutsPerSec), msText(st.P50Ms), msText(st.P99Ms), st.PutsPerTx, st.ValueBytes)

@@ -95,6 +95,9 @@ func (r *benchReport) targets() []targetRow {
 		if s.Clients == 1 && s.Ops == 1 && s.Inflight == 1 {
 			rows = append(rows, rowLatency(a))
 		}
+		if s.Ops == 1 {
+			rows = append(rows, transportRows(a)...)
+		}
 	}
 	all := allRuns{Restore: r.Restore, Conns: r.Conns, Soak: r.Soak, Tail: r.Tail}
 	return append(rows, all.targets()...)

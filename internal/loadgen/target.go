@@ -28,6 +28,7 @@ type benchTarget struct {
 	Child      bool   // started by the bench
 	ceilingDir string // where the storage ceiling's file goes
 	admin      string // the admin token
+	exe        string // the sharevat binary, to start the echo helper; "" for none
 
 	dir  string // child: temporary directory, removed by Close
 	cmd  *exec.Cmd
@@ -47,10 +48,16 @@ const (
 
 // openTarget starts the bench's own vat, or connects to Config.Server.
 func openTarget(ctx context.Context, cfg *Config) (*benchTarget, error) {
-	if cfg.Server != "" {
-		return externalTarget(cfg)
+	open := externalTarget
+	if cfg.Server == "" {
+		open = func(cfg *Config) (*benchTarget, error) { return startChild(ctx, cfg) }
 	}
-	return startChild(ctx, cfg)
+	t, err := open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	t.exe = cfg.Exe
+	return t, nil
 }
 
 func externalTarget(cfg *Config) (*benchTarget, error) {

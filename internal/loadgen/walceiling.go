@@ -30,6 +30,11 @@ type walRatios struct {
 	// fdatasync of the same bytes carries (target for 64 × 100-op
 	// batches: ≥ 0.6).
 	Throughput float64 `json:"ops_per_sec_over_wal_stream_ops_per_sec"`
+	// With the transport ceiling: our p50 ÷ (echo p50 + one record
+	// append + fdatasync p50), and (our p50 − echo p50) ÷ the append's
+	// p50 (the target for one client: ≤ 1.2).
+	OverEchoPlusWAL    float64 `json:"p50_over_echo_plus_wal_append_p50,omitempty"`
+	EchoLatencyOverWAL float64 `json:"p50_minus_echo_over_wal_append_p50,omitempty"`
 }
 
 // walRecordBytes estimates the log record of one batch of the shape:
@@ -53,6 +58,10 @@ func (r *appendReport) walCeilings(ctx context.Context, stderr io.Writer, dir st
 	}
 	r.WALAppend, r.WALStream = &one, &stream
 	r.WALRatios = &walRatios{Throughput: ratio(r.OpsPerSec, stream.RecordsPerSec*float64(s.Ops))}
+	if tr := r.Transport; tr != nil && one.P50Ms > 0 {
+		r.WALRatios.OverEchoPlusWAL = ratio(r.Latency.P50Ms, tr.EchoLatency.P50Ms+one.P50Ms)
+		r.WALRatios.EchoLatencyOverWAL = (r.Latency.P50Ms - tr.EchoLatency.P50Ms) / one.P50Ms
+	}
 	if r.sequential() && one.P50Ms > 0 {
 		r.WALRatios.LatencyOverhead = (r.Latency.P50Ms - r.Ping.Latency.P50Ms) / one.P50Ms
 	}
@@ -80,6 +89,10 @@ func printWAL(w io.Writer, a *appendReport) {
 	fmt.Fprintf(w, "  wal ratios\tops/s ÷ stream ops/s = %.2f", a.WALRatios.Throughput)
 	if a.WALRatios.LatencyOverhead != 0 {
 		fmt.Fprintf(w, "\t(p50 − ping p50) ÷ wal append p50 = %.2f", a.WALRatios.LatencyOverhead)
+	}
+	if a.WALRatios.OverEchoPlusWAL != 0 {
+		fmt.Fprintf(w, "\tp50 ÷ (echo p50 + wal append p50) = %.2f\t(p50 − echo p50) ÷ wal append p50 = %.2f",
+			a.WALRatios.OverEchoPlusWAL, a.WALRatios.EchoLatencyOverWAL)
 	}
 	fmt.Fprintln(w)
 	printNoWAL(w, a)
