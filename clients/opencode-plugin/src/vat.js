@@ -31,11 +31,18 @@ export function httpBase(url) {
   return u.toString().replace(/\/$/, "");
 }
 
-/** @returns {Promise<typeof WebSocket>} the runtime's WebSocket (Bun, Node ≥ 22) or the ws package's (Node 20) */
+/**
+ * Returns the runtime's WebSocket (Bun, Node ≥ 22); on Node 20, which has
+ * none, lends the global one the ws package's (capnweb's transport refers
+ * to the global).
+ * @returns {Promise<typeof WebSocket>}
+ */
 async function webSocketClass() {
-  if (typeof globalThis.WebSocket === "function") return globalThis.WebSocket;
-  const ws = await import("ws");
-  return /** @type {any} */ (ws.WebSocket);
+  if (typeof globalThis.WebSocket !== "function") {
+    const ws = await import("ws");
+    globalThis.WebSocket = /** @type {any} */ (ws.WebSocket);
+  }
+  return globalThis.WebSocket;
 }
 
 /** A lazily opened connection to the vat. */
