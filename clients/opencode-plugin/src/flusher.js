@@ -42,6 +42,7 @@ export class Flusher {
     this.meta = new Map();
     this.limits = { maxOpsPerBatch: 1000, maxBatchBytes: 8 << 20 };
     this.backoff = 0;
+    this.closed = false;
     /** @type {Set<string>} sessions kicked while their flush ran */
     this.again = new Set();
   }
@@ -73,7 +74,7 @@ export class Flusher {
    * @returns {Promise<void>}
    */
   kick(sessionID) {
-    if (this.stopped.has(sessionID)) return Promise.resolve();
+    if (this.closed || this.stopped.has(sessionID)) return Promise.resolve();
     const cur = this.running.get(sessionID);
     if (cur) {
       this.again.add(sessionID);
@@ -91,8 +92,9 @@ export class Flusher {
   /** @param {string} sessionID */
   async run(sessionID) {
     await delay(this.o.debounceMs ?? 50, this.o.keepAlive);
+    if (this.closed) return;
     const ob = this.outbox(sessionID);
-    for (;;) {
+    while (!this.closed) {
       try {
         if (fs.existsSync(path.join(ob.dir, DELETE_MARK))) return await this.deleteShare(sessionID, ob);
         await this.flushOnce(sessionID, ob);
@@ -224,8 +226,9 @@ export class Flusher {
     await Promise.all(this.sessionsOnDisk().map((s) => this.kick(s)));
   }
 
-  /** Closes the connection and the outbox files. */
+  /** Stops every flush (at its next step), closes the connection and the outbox files. */
   close() {
+    this.closed = true;
     this.conn.close();
     for (const ob of this.boxes.values()) ob.close();
     this.boxes.clear();

@@ -37,8 +37,14 @@ export const SharevatPlugin = async (input, options) => {
   flusher.flushAll().catch((err) => log(`sharevat: start-up flush: ${err?.message ?? err}`));
   return {
     event: async (/** @type {{event: any}} */ { event }) => tracker.handle(event),
+    // opencode's shutdown: up to 2 s more for the flush in progress; what
+    // is left stays in the outbox for the next start.
     dispose: async () => {
-      await Promise.race([Promise.all(flusher.running.values()), new Promise((r) => setTimeout(r, 2000).unref?.())]);
+      /** @type {any} */
+      let timer;
+      const grace = new Promise((r) => (timer = setTimeout(r, 2000)));
+      await Promise.race([Promise.all(flusher.running.values()), grace]);
+      clearTimeout(timer);
       flusher.close();
     },
   };
