@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"sharevat/schema"
 	"sharevat/store/bolt"
 	"sharevat/vat"
 )
@@ -44,16 +43,13 @@ func backupHandler(redeemAdmin func(ctx context.Context, peer, token string) err
 // errBackupRefused is what redeemAdmin answers for any refusal.
 var errBackupRefused = errors.New("refused")
 
-// vatAdminRedeemer redeems an admin token through v's own Vault, in
-// process: the same check, audit record and uniform failure as a
-// Vault.restoreAdmin call over /rpc. Any failure is errBackupRefused.
+// vatAdminRedeemer redeems an admin token through v, in process: the
+// same check, audit record and uniform failure as Vault.restoreAdmin,
+// except that a creation token (docs/opencode.md), which restoreAdmin
+// also redeems, is refused. Any failure is errBackupRefused.
 func vatAdminRedeemer(v *vat.Vat) func(ctx context.Context, peer, token string) error {
 	return func(ctx context.Context, peer, token string) error {
-		vault := schema.Vault(v.Bootstrap(peer))
-		defer vault.Release()
-		fut, release := vault.RestoreAdmin(ctx, func(p schema.Vault_restoreAdmin_Params) error { return p.SetToken(token) })
-		defer release() // drops the Admin the redeem handed out
-		if _, err := fut.Struct(); err != nil {
+		if v.RedeemAdminToken(ctx, token, peer) != nil {
 			return errBackupRefused
 		}
 		return nil

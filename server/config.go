@@ -33,6 +33,10 @@ type Config struct {
 	// Open lets any connected client create shares; the caller checks
 	// that the listener is loopback (or that this is on purpose).
 	Open bool
+	// OpencodeOpen lets the opencode door create shares without a
+	// creation token (serve --opencode-open); like Open, the caller
+	// checks that the listener is loopback.
+	OpencodeOpen bool
 	// Origins are the browser Origins allowed to connect ("*": any;
 	// nil: the same host only).
 	Origins []string

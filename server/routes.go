@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"sharevat"
+	"sharevat/opencodeshare"
 )
 
 // Handler is every route of the server for a listener at addr, behind
@@ -22,6 +23,12 @@ func (s *Server) Handler(addr net.Addr) http.Handler {
 	page := newPageHandler(s.cfg.PublicURL)
 	mux.Handle("/s/", page)
 	mux.Handle("/s", page)
+	mux.Handle("/api/share", s.door) // opencode.go
+	mux.Handle("/api/share/", s.door)
+	mux.Handle("/opencode/", s.door)
+	mux.Handle("/share/", sharePathPage(page))
+	mux.Handle(opencodeshare.TokensPath, s.door.Tokens())
+	mux.Handle(opencodeshare.TokensPath+"/", s.door.Tokens())
 	mux.HandleFunc("/{$}", index) // index.go
 	hosts, loopback := allowedHosts(s.cfg.Peers.AllowedHosts, addr.String())
 	return hostGuard(hosts, loopback, originGuard(s.cfg.Origins, publicHTTPS(s.cfg.PublicURL), mux))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"sharevat/capnweb"
+	"sharevat/opencodeshare"
 	"sharevat/rpc"
 	"sharevat/vat"
 )
@@ -30,6 +31,7 @@ type Server struct {
 	vat     *vat.Vat
 	rpc     *rpc.Handler
 	web     *capnweb.Handler
+	door    *opencodeshare.Door
 	debug   func() // stops the profiling listener; nil when there is none
 
 	mu     sync.Mutex
@@ -78,13 +80,15 @@ func (s *Server) open(ctx context.Context) error {
 		return err
 	}
 	s.db = db
-	if s.vat, err = openVat(ctx, &s.cfg, db, s.metrics, s.log); err != nil {
+	var pepper []byte
+	if s.vat, pepper, err = openVat(ctx, &s.cfg, db, s.metrics, s.log); err != nil {
 		return err
 	}
 	s.rpc = newRPCHandler(s.vat, &s.cfg, s.metrics, s.log)
 	s.metrics.watchConns(s.rpc.Conns)
 	s.web = newWebHandler(s.vat, &s.cfg, s.rpc, s.metrics, s.log)
-	return nil
+	s.door, err = newDoor(s.vat, pepper, &s.cfg, s.rpc, s.log) // opencode.go
+	return err
 }
 
 // Serve serves every route on ln until Close, then returns nil (at once,
@@ -147,8 +151,11 @@ func (s *Server) Close(ctx context.Context) error {
 // whichever are open.
 func (s *Server) closeVault() error {
 	var err error
+	if s.door != nil {
+		err = s.door.Close()
+	}
 	if s.vat != nil {
-		err = CloseVat(s.vat)
+		err = errors.Join(err, CloseVat(s.vat))
 	}
 	if s.db != nil {
 		err = errors.Join(err, s.db.Close())

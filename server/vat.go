@@ -13,26 +13,26 @@ import (
 
 // openVat loads the pepper, builds the vat and mints the admin token on
 // first start.
-func openVat(ctx context.Context, cfg *Config, db *servedStore, m *metrics, log *slog.Logger) (*vat.Vat, error) {
+func openVat(ctx context.Context, cfg *Config, db *servedStore, m *metrics, log *slog.Logger) (*vat.Vat, []byte, error) {
 	pepper, err := db.pepper(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	verifier, err := sturdyref.NewVerifier(pepper)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := cfg.Peers
 	v, err := vat.New(vat.Config{Store: db.Store, Verifier: verifier, Limits: cfg.Limits, Open: cfg.Open, Logger: log, Observer: m,
 		Quotas: p.Quotas, MaxChildGrants: p.MaxChildGrants, MaxForks: p.MaxForks, MaxForkDepth: p.MaxForkDepth,
 		Retention: cfg.retention(m.RetentionPassed)})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := db.ensureAdmin(ctx, v, cfg.Data, log); err != nil {
-		return nil, errors.Join(err, CloseVat(v))
+		return nil, nil, errors.Join(err, CloseVat(v))
 	}
-	return v, nil
+	return v, pepper, nil
 }
 
 // ensureAdminToken mints the admin token into <data>/admin.token when the

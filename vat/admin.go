@@ -34,6 +34,9 @@ func (a *adminServer) check(ctx context.Context, needGrant bool) error {
 	if !a.lg.alive(a.vat.now()) {
 		return sharevat.Errorf(sharevat.ERevoked, "admin capability revoked")
 	}
+	if needGrant && isCreator(&a.lg.g) {
+		return sharevat.Errorf(sharevat.EPermissionDenied, "a creation token may only create shares")
+	}
 	return nil
 }
 
@@ -44,6 +47,9 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 			return err
 		}
 		if err := a.vat.checkCapRoom(a.conn); err != nil {
+			return err
+		}
+		if err := a.checkCreator(); err != nil {
 			return err
 		}
 		sh, _, m, err := a.vat.createShare(ctx, call.Args(), a.peer)

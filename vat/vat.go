@@ -80,6 +80,8 @@ type Vat struct {
 	settings *settingsCache
 	// retention compacts shares in the background (retention.go).
 	retention *retainer
+	// creates counts the shares of each creation token (creator.go).
+	creates createWindow
 	// changes follows a store shared with other vats (changes.go); nil
 	// for a store only this vat writes.
 	changes *changeFollower

@@ -37,7 +37,7 @@ func commands() []command {
 		statusCommand, forkCommand, childrenCommand, deleteCommand, compactCommand, retentionCommand, privacyCommand,
 		outboxCommand, readCommand, tailCommand, snapshotCommand, grantCommand,
 		grantsCommand, revokeCommand, inspectCommand, exportCommand, importCommand, backupCommand, checkCommand,
-		healthCommand, benchCommand, migrateCommand, adminTokenCommand, versionCommand,
+		healthCommand, benchCommand, migrateCommand, adminTokenCommand, opencodeTokenCommand, versionCommand,
 	}
 }
 

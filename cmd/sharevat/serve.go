@@ -16,21 +16,22 @@ import (
 
 // serveFlags configure `sharevat serve`.
 type serveFlags struct {
-	listen    string
-	data      string
-	open      bool
-	openWide  bool
-	origins   string
-	publicURL string
-	logLevel  string
-	logFormat string
-	debug     string
-	tls       tlsFlags // serve_tls.go
-	limits    sharevat.Limits
-	peers     peerLimits     // serve_limits.go
-	retention retentionFlags // serve_limits.go
-	stores    storeFlags     // serve_store.go
-	wal       walFlags       // serve_wal.go
+	listen       string
+	data         string
+	open         bool
+	openWide     bool
+	opencodeOpen bool
+	origins      string
+	publicURL    string
+	logLevel     string
+	logFormat    string
+	debug        string
+	tls          tlsFlags // serve_tls.go
+	limits       sharevat.Limits
+	peers        peerLimits     // serve_limits.go
+	retention    retentionFlags // serve_limits.go
+	stores       storeFlags     // serve_store.go
+	wal          walFlags       // serve_wal.go
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -40,6 +41,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	f.stores.register(fs)
 	f.wal.register(fs)
 	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use: refused on any other --listen)")
+	fs.BoolVar(&f.opencodeOpen, "opencode-open", false, "let opencode create shares through the opencode door without a creation token (single-user, loopback only: refused on any other --listen; docs/opencode.md)")
 	fs.BoolVar(&f.openWide, "open-beyond-loopback", false, "with --open on a --listen beyond loopback: let anyone who reaches it create shares (needs --allowed-hosts; logged as a warning)")
 	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
 	fs.StringVar(&f.publicURL, "public-url", "", "the base URL users reach this server at (e.g. https://vat.example.com), for share page links (grant --link); default: derived from each request")
@@ -192,7 +194,7 @@ func run(ctx context.Context, srv *server.Server, ln net.Listener) error {
 func (f *serveFlags) config(env *Env, log *slog.Logger) (server.Config, error) {
 	cfg := server.Config{
 		Data: f.data, Store: f.stores.store, PepperFile: f.stores.pepperFile, WAL: f.wal.config(),
-		TLSCert: f.tls.cert, TLSKey: f.tls.key, Open: f.open, Origins: splitList(f.origins), PublicURL: f.publicURL,
+		TLSCert: f.tls.cert, TLSKey: f.tls.key, Open: f.open, OpencodeOpen: f.opencodeOpen, Origins: splitList(f.origins), PublicURL: f.publicURL,
 		DebugListen: f.debug, Limits: f.limits, Peers: f.peers.config(), Retention: f.retention.config(),
 		Logger: log, Stderr: env.Stderr,
 	}

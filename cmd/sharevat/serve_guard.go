@@ -14,6 +14,10 @@ import (
 // --allowed-hosts, which defeats DNS rebinding.
 func (f *serveFlags) validateOpen() error {
 	switch {
+	case f.opencodeOpen && !listenLoopback(f.listen):
+		return usagef("--opencode-open lets anyone who reaches --listen create shares, and %s is not a loopback address: "+
+			"listen on 127.0.0.1 (the default), or drop --opencode-open and put a creation token in opencode's enterprise.url "+
+			"(sharevat opencode-token mint; docs/opencode.md)", f.listen)
 	case f.openWide && !f.open:
 		return usagef("--open-beyond-loopback goes with --open")
 	case !f.open || listenLoopback(f.listen):
@@ -33,6 +37,9 @@ func (f *serveFlags) validateOpen() error {
 // listener got (a name such as localhost may resolve beyond loopback),
 // and warns when --open-beyond-loopback is in effect.
 func (f *serveFlags) checkOpenListener(addr net.Addr, log *slog.Logger) error {
+	if f.opencodeOpen && !server.LoopbackAddr(addr) {
+		return usagef("--opencode-open on %s, which is not a loopback address: listen on 127.0.0.1", addr)
+	}
 	if !f.open || server.LoopbackAddr(addr) {
 		return nil
 	}

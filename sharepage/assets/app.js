@@ -28,6 +28,14 @@ let dead = false;
 
 function tokenFromHash() {
   const t = decodeURIComponent(location.hash.replace(/^#/, "")).trim();
+  return tokenPattern.test(t) ? t : tokenFromPath();
+}
+
+// tokenFromPath reads the link of an opencode share, /share/<token>
+// (docs/opencode.md), where the token is the path's last segment.
+function tokenFromPath() {
+  const m = /^\/share\/([^/]+)$/.exec(location.pathname);
+  const t = m ? decodeURIComponent(m[1]).trim() : "";
   return tokenPattern.test(t) ? t : null;
 }
 

@@ -1,0 +1,155 @@
+package opencodeshare
+
+import (
+	"context"
+
+	"sharevat"
+	"sharevat/schema"
+	"sharevat/wire"
+)
+
+// The vat calls the door makes, each on the Vault of one request's peer.
+// Every result capability is owned by the caller, who releases it.
+
+// restored is a share restored from a token: its capability and access.
+type restored struct {
+	share  schema.Share
+	access sharevat.Access
+	info   sharevat.Share
+}
+
+func (r *restored) release() { r.share.Release() }
+
+// restore redeems token (a secret or a slug) for its share.
+func restore(ctx context.Context, v schema.Vault, token string) (*restored, error) {
+	fut, rel := v.Restore(ctx, func(p schema.Vault_restore_Params) error { return p.SetToken(token) })
+	defer rel()
+	res, err := fut.Struct()
+	if err != nil {
+		return nil, err
+	}
+	acc, err := read(res.Access, wire.ReadAccess)
+	if err != nil {
+		return nil, err
+	}
+	info, err := read(res.Info, wire.ReadShareInfo)
+	if err != nil {
+		return nil, err
+	}
+	return &restored{share: res.Share().AddRef(), access: acc, info: info}, nil
+}
+
+// restoreAdmin redeems a creation (or admin) token for its Admin.
+func restoreAdmin(ctx context.Context, v schema.Vault, token string) (schema.Admin, error) {
+	fut, rel := v.RestoreAdmin(ctx, func(p schema.Vault_restoreAdmin_Params) error { return p.SetToken(token) })
+	defer rel()
+	res, err := fut.Struct()
+	if err != nil {
+		return schema.Admin{}, err
+	}
+	return res.Admin().AddRef(), nil
+}
+
+// created is a new share: its id and owner token.
+type created struct {
+	id    sharevat.ShareID
+	owner string
+	share schema.Share
+}
+
+// createShare creates a share titled title through admin.
+func createShare(ctx context.Context, admin schema.Admin, title string) (*created, error) {
+	fut, rel := admin.CreateShare(ctx, func(p schema.Admin_createShare_Params) error {
+		m, err := p.NewMeta()
+		if err != nil {
+			return err
+		}
+		return wire.SetMetaPatch(m, sharevat.MetaPatch{Title: &title})
+	})
+	defer rel()
+	res, err := fut.Struct()
+	if err != nil {
+		return nil, err
+	}
+	m, err := read(res.Owner, wire.ReadMinted)
+	if err != nil {
+		return nil, err
+	}
+	info, err := read(res.Info, wire.ReadShareInfo)
+	if err != nil {
+		return nil, err
+	}
+	return &created{id: info.ID, owner: m.Token, share: res.Share().AddRef()}, nil
+}
+
+// grantLink mints the read-only link grant of a share.
+func grantLink(ctx context.Context, sh schema.Share) (string, error) {
+	fut, rel := sh.Grant(ctx, func(p schema.Share_grant_Params) error {
+		s, err := p.NewScope()
+		if err != nil {
+			return err
+		}
+		wire.SetScope(s, sharevat.ScopeRead)
+		return p.SetLabel(linkLabel)
+	})
+	defer rel()
+	res, err := fut.Struct()
+	if err != nil {
+		return "", err
+	}
+	m, err := read(res.Minted, wire.ReadMinted)
+	return m.Token, err
+}
+
+// linkLabel is the label of the link grant, as `sharevat grants` lists it.
+const linkLabel = "opencode link"
+
+// appendBatch appends b through a new Appender of sh.
+func appendBatch(ctx context.Context, sh schema.Share, b *sharevat.Batch) (sharevat.Ack, error) {
+	afut, arel := sh.Appender(ctx, nil)
+	defer arel()
+	app := afut.Appender()
+	fut, rel := app.Append(ctx, func(p schema.Appender_append_Params) error {
+		dst, err := p.NewBatch()
+		if err != nil {
+			return err
+		}
+		return wire.SetBatch(dst, b)
+	})
+	defer rel()
+	res, err := fut.Struct()
+	if err != nil {
+		return sharevat.Ack{}, err
+	}
+	return read(res.Ack, wire.ReadAck)
+}
+
+// snapshot reads the materialized state of sh.
+func snapshot(ctx context.Context, sh schema.Share) ([]sharevat.Entity, error) {
+	rfut, rrel := sh.Reader(ctx, nil)
+	defer rrel()
+	fut, rel := rfut.Reader().Snapshot(ctx, nil)
+	defer rel()
+	res, err := fut.Struct()
+	if err != nil {
+		return nil, err
+	}
+	return read(res.Entities, wire.ReadEntities)
+}
+
+// deleteShare deletes sh (needs admin: the owner token).
+func deleteShare(ctx context.Context, sh schema.Share) error {
+	fut, rel := sh.Delete(ctx, nil)
+	defer rel()
+	_, err := fut.Struct()
+	return err
+}
+
+func read[S, D any](get func() (S, error), conv func(S) (D, error)) (D, error) {
+	s, err := get()
+	if err != nil {
+		var zero D
+		return zero, err
+	}
+	return conv(s)
+}

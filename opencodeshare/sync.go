@@ -1,0 +1,177 @@
+package opencodeshare
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"sharevat"
+	"sharevat/schema"
+)
+
+// syncAnswer is what a sync answers: the ops the vat applied, the items
+// it already had, and those skipped as older than the stored ones.
+type syncAnswer struct {
+	OK         bool `json:"ok"`
+	Applied    int  `json:"applied"`
+	Duplicates int  `json:"duplicates"`
+	Older      int  `json:"older"`
+	Redacted   int  `json:"redacted"`
+}
+
+// sync serves POST …/api/share/<id>/sync: the items become ops appended
+// through the share's own Appender, after the whole body passed every
+// check (so a bad item writes nothing).
+func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
+	var in struct {
+		Secret *string `json:"secret"`
+		Data   *[]item `json:"data"`
+	}
+	if err := d.readBody(r, &in); err != nil {
+		return err
+	}
+	if in.Secret == nil {
+		return errUnauthorized
+	}
+	if in.Data == nil {
+		return fail(http.StatusBadRequest, "invalid: data must be an array of items")
+	}
+	v := d.vault(r)
+	defer v.Release()
+	sh, err := d.owned(r.Context(), v, id, *in.Secret)
+	if err != nil {
+		return err
+	}
+	defer sh.release()
+	session := sessionOf(sh.info.Meta.Title)
+	if e, ok := d.idx.byShare(id); ok {
+		session = e.Session
+	}
+	ops, err := d.toOps(*in.Data, session)
+	if err != nil {
+		return err
+	}
+	ans, err := d.apply(r.Context(), sh, ops)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ans)
+	return nil
+}
+
+// owned restores secret and checks it is a token of share id: one 401
+// for an unknown id, a wrong secret, and a revoked one.
+func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, secret string) (*restored, error) {
+	sh, err := restore(ctx, v, secret)
+	if err != nil {
+		if domainError(err).Code == sharevat.EUnavailable {
+			return nil, err
+		}
+		return nil, errUnauthorized
+	}
+	if sh.info.ID != id {
+		sh.release()
+		return nil, errUnauthorized
+	}
+	return sh, nil
+}
+
+// toOps maps every item, checking each against the vat's limits, so that
+// nothing is appended unless all of them pass.
+func (d *Door) toOps(items []item, session string) ([]sharevat.Op, error) {
+	ops := make([]sharevat.Op, 0, len(items))
+	lim := d.o.Limits
+	for i, it := range items {
+		op, err := toOp(it, session)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case len(op.Body) > lim.MaxBodyBytes:
+			return nil, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: item %d's data is over the limit of %d bytes", i, lim.MaxBodyBytes))
+		case len(op.Key) > lim.MaxKeyLen || len(op.OpID) > lim.MaxOpIDLen:
+			return nil, fail(http.StatusBadRequest, fmt.Sprintf("invalid: item %d's ids are longer than the vat's limits", i))
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// sessionOf is the opencode session id of a share the door titled
+// "opencode <session id>".
+func sessionOf(title string) string {
+	const p = "opencode "
+	if len(title) > len(p) && title[:len(p)] == p {
+		return title[len(p):]
+	}
+	return title
+}
+
+// apply appends the ops newer than what the share holds (order.go), in
+// batches within the vat's limits, holding the share's state so that two
+// syncs of one share never interleave their checks.
+func (d *Door) apply(ctx context.Context, sh *restored, ops []sharevat.Op) (syncAnswer, error) {
+	st := d.states.get(sh.info.ID)
+	defer st.mu.Unlock()
+	if !st.loaded {
+		ents, err := snapshot(ctx, sh.share)
+		if err != nil {
+			return syncAnswer{}, err
+		}
+		st.load(ents)
+	}
+	fresh, added := st.filter(ops)
+	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
+	if e, ok := d.idx.byShare(sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max {
+		return syncAnswer{}, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the share would hold more than its creation token's limit of %d bytes", e.Max))
+	}
+	for _, b := range d.batches(fresh, sh.access.Epoch) {
+		ack, err := appendBatch(ctx, sh.share, b)
+		if err != nil {
+			st.loaded = false // what the vat holds is known again from a snapshot
+			return syncAnswer{}, err
+		}
+		ans.Applied += ack.Applied
+		ans.Duplicates += ack.Duplicates
+		ans.Redacted += ack.Redacted
+		if ack.Rejected > 0 {
+			st.loaded = false
+			return syncAnswer{}, rejected(ack)
+		}
+		st.applied(b.Ops)
+	}
+	return ans, nil
+}
+
+// rejected is the error of a batch the vat refused ops of.
+func rejected(ack sharevat.Ack) error {
+	for _, r := range ack.Results {
+		if r.Status != sharevat.StatusApplied && r.Status != sharevat.StatusDuplicate {
+			return fail(http.StatusBadRequest, fmt.Sprintf("invalid: the vat refused an item (%s)", r.Reason))
+		}
+	}
+	return fail(http.StatusBadRequest, "invalid: the vat refused an item")
+}
+
+// batches splits ops into batches within MaxOpsPerBatch and
+// MaxBatchBytes, with batch ids derived from their first op.
+func (d *Door) batches(ops []sharevat.Op, epoch sharevat.Epoch) []*sharevat.Batch {
+	var out []*sharevat.Batch
+	var cur *sharevat.Batch
+	size := 0
+	for i := range ops {
+		n := ops[i].Size()
+		if cur == nil || len(cur.Ops) >= d.o.Limits.MaxOpsPerBatch || size+n > d.o.Limits.MaxBatchBytes-256 {
+			cur = &sharevat.Batch{BatchID: fmt.Sprintf("opencode-%s", ops[i].OpID), Epoch: epoch}
+			if len(cur.BatchID) > d.o.Limits.MaxOpIDLen {
+				cur.BatchID = cur.BatchID[:d.o.Limits.MaxOpIDLen]
+			}
+			out = append(out, cur)
+			size = len(cur.BatchID)
+		}
+		cur.Ops = append(cur.Ops, ops[i])
+		cur.Ops[len(cur.Ops)-1].Seq = uint32(len(cur.Ops) - 1)
+		size += n
+	}
+	return out
+}
