@@ -3,8 +3,10 @@
 // sharevat-opencode-flush: sends what the opencode plugin's outboxes hold
 // (after a crash, or with opencode not running), with the plugin's
 // settings from the environment (SHAREVAT_URL, SHAREVAT_TOKEN or
-// SHAREVAT_TOKEN_FILE, SHAREVAT_OPENCODE_DIR). Exits 0 when every outbox
-// is empty, 1 when ops are left (the reason is logged), 2 on bad settings.
+// SHAREVAT_TOKEN_FILE, SHAREVAT_OPENCODE_DIR), for at most
+// SHAREVAT_FLUSH_TIMEOUT seconds (default 60). Prints each session's id
+// and link. Exits 0 when every outbox is empty, 1 when ops are left (the
+// reason is logged), 2 on bad settings.
 import { resolveSettings } from "../src/config.js";
 import { Flusher } from "../src/flusher.js";
 
@@ -23,7 +25,11 @@ async function main() {
   }
   const log = (/** @type {string} */ line) => console.error(line);
   const f = new Flusher({ url: s.url, token: s.token, dir: s.dir, log, keepAlive: true, debounceMs: 0 });
-  await f.flushAll();
+  const secs = Number(process.env.SHAREVAT_FLUSH_TIMEOUT || 60);
+  /** @type {any} */
+  let timer;
+  await Promise.race([f.flushAll(), new Promise((r) => (timer = setTimeout(r, secs * 1000)))]);
+  clearTimeout(timer);
   let left = 0;
   for (const id of f.sessionsOnDisk()) {
     const ob = f.outbox(id);
@@ -36,4 +42,4 @@ async function main() {
   return left > 0 ? 1 : 0;
 }
 
-process.exitCode = await main();
+process.exit(await main()); // a flush stopped by the deadline may still hold timers
