@@ -24,7 +24,14 @@ type vatWithPlugin struct {
 	srv  *proctest.Server
 	base string // http://127.0.0.1:port
 	root *opencodetest.Root
+	cfg  opencodetest.Config
 	node string
+}
+
+// useModel points the root's opencode.json at m (for the next run).
+func (v *vatWithPlugin) useModel(m *opencodetest.Model) {
+	v.cfg.Model = m
+	v.root.WriteConfig(v.cfg)
 }
 
 // newVatWithPlugin starts the vat and makes the root.
@@ -40,7 +47,7 @@ func newVatWithPlugin(t *testing.T, node string, m *opencodetest.Model, rec *ope
 	root := opencodetest.NewRoot(t, cfg)
 	base := "http" + strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/rpc"), "ws")
 	root.Env = append(root.Env, "SHAREVAT_URL="+base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"))
-	return &vatWithPlugin{srv: srv, base: base, root: root, node: node}
+	return &vatWithPlugin{srv: srv, base: base, root: root, cfg: cfg, node: node}
 }
 
 // outboxDir is the plugin's outbox directory in the root (the default,
