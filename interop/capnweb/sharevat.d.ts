@@ -1,31 +1,13 @@
-// The sharevat vat's interface as seen over Cap'n Web (the `capnweb` npm
-// package) at /capnweb: the TypeScript face of schema/sharevat.capnp under
-// the mapping rules of docs/capnweb.md. Use it as the type parameter of a
-// capnweb session:
+// GENERATED from clients/typescript/src/wire.ts by
+// `npm run gen:interop` in clients/typescript: do not edit here. The
+// package @sharevat/client (clients/typescript) is the TypeScript client;
+// this file is its wire types alone, for raw capnweb sessions:
 //
 //   import { newWebSocketRpcSession } from "capnweb";
 //   import type { Vault } from "./sharevat";
 //   const vault = newWebSocketRpcSession<Vault>("ws://127.0.0.1:7420/capnweb");
 //   const { share, access } = await vault.restore(token);
 //
-// `vault` is an `RpcStub<Vault>`: every method returns an `RpcPromise`, on
-// which further calls pipeline (`vault.restore(token).share.appender()`
-// costs no round trip of its own). Stubs are disposable: dispose them
-// (`using`, or `stub[Symbol.dispose]()`) when done.
-//
-// Mapping, in short (docs/capnweb.md, "The interface"):
-//   - a method whose schema result has one field answers that field; one
-//     with several answers an object with the schema's field names;
-//   - enums are strings; times (Int64 Unix nanoseconds) are `Date`s, or
-//     `null` when unset; UInt64/Int64 are numbers, or bigints above 2^53-1;
-//   - op bodies are JSON values, not bytes;
-//   - a failed call rejects with a `SharevatError` ("<code>: <message>",
-//     and `err.code`).
-//
-// The structs a client sends (Op, Batch, MetaInput, ListFilter,
-// SettingsInput) are type aliases rather than interfaces so that capnweb's
-// types let any field be a promise, e.g. `epoch: restored.access.epoch`
-// pipelined on a restore not yet answered.
 
 import type { RpcTarget } from "capnweb";
 
@@ -142,7 +124,7 @@ export type ErrorCode =
  * whose `code` is the code. (A call of an unknown method rejects with a
  * plain `TypeError`, as capnweb does.)
  */
-export type SharevatError = Error & { code: ErrorCode };
+export type WireError = Error & { code: ErrorCode };
 
 // --- Structs -----------------------------------------------------------
 
@@ -529,3 +511,6 @@ export interface Subscription extends RpcTarget {
    */
   cursor(): Promise<Cursor>;
 }
+
+/** A failed call's error, under the name this declaration always had. */
+export type SharevatError = WireError;
