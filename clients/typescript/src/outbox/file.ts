@@ -1,0 +1,173 @@
+// The file backend: one append-only file of frames, each an 8-byte header
+// (payload length, CRC-32C of the payload; big-endian) and the payload
+// (UTF-8 JSON). Plain node:fs, so it needs no native compilation and runs
+// on Node >= 20 and Bun.
+//
+// Durability: append writes the frames and fsyncs the file
+// (FileHandle.sync) before it resolves. A new file is written whole as
+// "<path>.new", synced, renamed into place, and its directory synced; a
+// compaction does the same through "<path>.compact". So a crash leaves at
+// the path either nothing or a file with a header, and the old file or the
+// new one whole.
+//
+// Damage: only the last frame can be cut short by a crash (an append that
+// never resolved): a last frame cut short, or whose checksum fails, is
+// dropped at open (the file is truncated to the frames before it). Any
+// other frame that fails, an empty file, or one without the header is
+// damaged: the open is refused naming the file, and the file is left as
+// it is.
+
+import { promises as fsp } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+import { crc32c } from "./crc32c.js";
+import { DamagedError, type Storage } from "./storage.js";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder("utf-8", { fatal: true });
+const HDR = 8;
+
+/** Encodes frames as they are stored. */
+export function encodeFrames(frames: string[]): Uint8Array {
+  const parts = frames.map((f) => enc.encode(f));
+  const out = new Uint8Array(parts.reduce((n, p) => n + HDR + p.length, 0));
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const p of parts) {
+    view.setUint32(at, p.length);
+    view.setUint32(at + 4, crc32c(p));
+    out.set(p, at + HDR);
+    at += HDR + p.length;
+  }
+  return out;
+}
+
+/** The outbox in one append-only file of checksummed frames. */
+export class FileStorage implements Storage {
+  readonly kind = "file";
+  private fh: FileHandle | undefined;
+  private end = 0;
+
+  constructor(readonly path: string) {}
+
+  async load(first: string): Promise<string[]> {
+    await fsp.rm(this.path + ".compact", { force: true });
+    try {
+      this.fh = await fsp.open(this.path, "r+");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      await writeWhole(this.path, this.path + ".new", [first]);
+      this.fh = await fsp.open(this.path, "r+");
+    }
+    const data = new Uint8Array(await this.fh.readFile());
+    const { frames, end } = parse(this.path, data);
+    if (end < data.length) {
+      await this.fh.truncate(end); // an append cut short by a crash: it never resolved
+      await this.fh.sync();
+    }
+    this.end = end;
+    return frames;
+  }
+
+  async append(frames: string[]): Promise<void> {
+    const fh = this.handle();
+    const buf = encodeFrames(frames);
+    let done = 0;
+    while (done < buf.length) {
+      const { bytesWritten } = await fh.write(buf, done, buf.length - done, this.end + done);
+      done += bytesWritten;
+    }
+    await fh.sync();
+    this.end += buf.length;
+  }
+
+  async replace(frames: string[]): Promise<void> {
+    this.handle();
+    const size = await writeWhole(this.path, this.path + ".compact", frames);
+    const old = this.fh!;
+    this.fh = await fsp.open(this.path, "r+");
+    this.end = size;
+    await old.close();
+  }
+
+  size(): number {
+    return this.end;
+  }
+
+  async close(): Promise<void> {
+    const fh = this.fh;
+    this.fh = undefined;
+    await fh?.close();
+  }
+
+  private handle(): FileHandle {
+    if (!this.fh) throw new Error(`the outbox file ${this.path} is closed`);
+    return this.fh;
+  }
+}
+
+/** Writes frames to tmp, syncs it, renames it to path and syncs the directory; returns its size. */
+async function writeWhole(path: string, tmp: string, frames: string[]): Promise<number> {
+  const buf = encodeFrames(frames);
+  const fh = await fsp.open(tmp, "w", 0o600);
+  try {
+    await fh.writeFile(buf);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fsp.rename(tmp, path);
+  await syncDir(dirname(path));
+  return buf.length;
+}
+
+/** fsyncs a directory, so a create or rename in it is durable (a no-op where directories cannot be synced). */
+export async function syncDir(dir: string): Promise<void> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await fsp.open(dir, "r");
+    await fh.sync();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL") throw e;
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** Reads the frames of data; returns them and where the last whole one ends. */
+function parse(path: string, data: Uint8Array): { frames: string[]; end: number } {
+  if (data.length === 0) throw new DamagedError(path, "it is empty (0 bytes)");
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const frames: string[] = [];
+  let at = 0;
+  while (at < data.length) {
+    const bad = badFrame(view, data, at);
+    if (bad) {
+      if (frames.length > 0 && bad.last) break; // a torn last append
+      throw new DamagedError(path, `${bad.why} at byte ${at} (frame ${frames.length + 1})`);
+    }
+    const len = view.getUint32(at);
+    frames.push(dec.decode(data.subarray(at + HDR, at + HDR + len)));
+    at += HDR + len;
+  }
+  if (!frames[0]?.startsWith('{"t":"hdr"')) throw new DamagedError(path, "it does not start with the outbox header");
+  return { frames, end: at };
+}
+
+/** Why the frame at `at` is not whole, and whether it is the file's last (a torn append), or undefined. */
+function badFrame(view: DataView, data: Uint8Array, at: number): { why: string; last: boolean } | undefined {
+  if (data.length - at < HDR) return { why: "a frame header is cut short", last: true };
+  const len = view.getUint32(at);
+  if (at + HDR + len > data.length) return { why: "a frame is cut short", last: true };
+  const payload = data.subarray(at + HDR, at + HDR + len);
+  if (crc32c(payload) !== view.getUint32(at + 4)) {
+    return { why: "a frame fails its checksum", last: at + HDR + len === data.length };
+  }
+  try {
+    dec.decode(payload);
+  } catch {
+    return { why: "a frame is not UTF-8", last: false };
+  }
+  return undefined;
+}
