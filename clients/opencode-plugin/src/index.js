@@ -33,7 +33,7 @@ export const SharevatPlugin = async (input, options) => {
     return {};
   }
   const flusher = new Flusher({ url: s.url, token: s.token, dir: s.dir, log, onLink: (id, link) => showLink(input, log, id, link) });
-  const tracker = new Tracker(flusher, s.sessions, log);
+  const tracker = new Tracker(flusher, s.sessions, log, input?.client);
   flusher.flushAll().catch((err) => log(`sharevat: start-up flush: ${err?.message ?? err}`));
   return {
     event: async (/** @type {{event: any}} */ { event }) => tracker.handle(event),
@@ -65,11 +65,15 @@ function showLink(input, log, sessionID, link) {
 
 /** Decides which sessions are shared and turns their events into outbox ops. */
 class Tracker {
-  /** @param {Flusher} flusher @param {"all" | "shared"} mode @param {(l: string) => void} log */
-  constructor(flusher, mode, log) {
+  /**
+   * @param {Flusher} flusher @param {"all" | "shared"} mode @param {(l: string) => void} log
+   * @param {any} client opencode's SDK client (PluginInput.client), for the full sync of a session shared late
+   */
+  constructor(flusher, mode, log, client) {
     this.flusher = flusher;
     this.mode = mode;
     this.log = log;
+    this.client = client;
     /** @type {Set<string>} sessions opencode itself shares (mode "shared") */
     this.shared = new Set();
   }
@@ -104,13 +108,39 @@ class Tracker {
     if (this.mode !== "shared") return true;
     const was = this.shared.has(info.id);
     const is = Boolean(info.share?.url);
-    if (is && !was) this.shared.add(info.id);
+    if (is && !was) {
+      this.shared.add(info.id);
+      this.fullSync(info.id).catch((err) => this.log(`sharevat: session ${info.id}: full sync: ${err?.message ?? err}`));
+    }
     if (!is && was) {
       this.shared.delete(info.id);
       this.unshare(info.id);
       return false;
     }
     return is;
+  }
+
+  /**
+   * Enqueues what a session held before it became shared (its messages
+   * and parts, read through opencode's API), skipping every key an event
+   * has enqueued since: an event's version is never older than the read.
+   * @param {string} sessionID
+   */
+  async fullSync(sessionID) {
+    const res = await this.client?.session?.messages?.({ path: { id: sessionID } });
+    const list = Array.isArray(res?.data) ? res.data : [];
+    if (!this.shared.has(sessionID)) return;
+    const ob = this.flusher.outbox(sessionID);
+    let n = 0;
+    for (const m of list) {
+      const items = [["message", m.info], ...(m.parts ?? []).map((/** @type {any} */ p) => ["part", p])];
+      for (const [type, data] of items) {
+        const op = itemToOp(type, data, sessionID);
+        if (ob.seen(op.kind, op.key)) continue;
+        if (ob.enqueue(op)) n++;
+      }
+    }
+    if (n > 0) this.flusher.kick(sessionID);
   }
 
   /** @param {string} sessionID */

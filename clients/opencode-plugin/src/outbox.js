@@ -72,6 +72,14 @@ export class SessionOutbox {
     return true;
   }
 
+  /**
+   * Whether this process has enqueued an op for kind and key.
+   * @param {string} kind @param {string} key
+   */
+  seen(kind, key) {
+    return this.last.has(kind + "\u0000" + key);
+  }
+
   /** Whether ops wait to be sent. */
   hasPending() {
     return this.acked < this.size;

@@ -48,19 +48,33 @@ test("each update is in the outbox file when the hook returns, even with the vat
   assert.deepEqual(log.map((e) => e.key), [id, "msg_1", "msg_1/prt_1", id]);
 });
 
-test('mode "shared" keeps only sessions opencode shares, and unsharing deletes the vat share', async () => {
+test('mode "shared" keeps only sessions opencode shares, sends what they held before, and unsharing deletes the vat share', async () => {
   const dir = scratch();
-  const hooks = await SharevatPlugin({}, { url: vatURL(), token: adminToken(), dir, sessions: "shared" });
   const id = sid(2);
+  let release;
+  const held = new Promise((r) => (release = r));
+  const older = { id: "msg_1", sessionID: id, role: "user", old: true };
+  const client = { session: { messages: async () => (await held, { data: [
+    { info: { id: "msg_0", sessionID: id, role: "user" }, parts: [{ id: "prt_0", sessionID: id, messageID: "msg_0", type: "text", text: "before" }] },
+    { info: older, parts: [] },
+  ] }) } };
+  const hooks = await SharevatPlugin({ client }, { url: vatURL(), token: adminToken(), dir, sessions: "shared" });
   for (const ev of events(id)) await hooks.event({ event: ev });
   assert.equal(fs.existsSync(path.join(dir, id)), false, "a session opencode does not share leaves nothing");
 
   const shared = { id, title: "t", share: { url: "https://opncd.ai/share/x" }, time: { created: 1, updated: 3 } };
   await hooks.event({ event: { type: "session.updated", properties: { sessionID: id, info: shared } } });
-  await hooks.event({ event: events(id)[1] });
-  await waitFor(() => sent(dir, id));
+  await hooks.event({ event: events(id)[1] }); // msg_1, newer than what the full sync reads
+  release();
+  await waitFor(() => share(dir, id));
   const { token } = share(dir, id);
-  assert.deepEqual((await readLog(token)).map((e) => e.kind), ["session", "message"]);
+  let log = [];
+  for (let i = 0; i < 500 && log.length < 4; i++) {
+    log = await readLog(token); // the flush signals nothing: poll the vat
+    if (log.length < 4) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(log.map((e) => `${e.kind} ${e.key}`), ["session " + id, "message msg_1", "message msg_0", "part msg_0/prt_0"]);
+  assert.equal(log[1].body.old, undefined, "the full sync's older msg_1 is not sent after the event's");
 
   const { share: _, ...unshared } = shared;
   await hooks.event({ event: { type: "session.updated", properties: { sessionID: id, info: { ...unshared, time: { created: 1, updated: 4 } } } } });
