@@ -21,6 +21,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"sharevat/internal/opencodetest"
 	"sharevat/internal/proctest"
 )
 
@@ -89,8 +90,11 @@ func count(tap []byte, name string) string {
 // server is the sharevat binary the tests share.
 var server = proctest.Once{PkgDir: filepath.Join("..", "..", "cmd", "sharevat")}
 
-// TestMain removes the shared server binary.
+// TestMain gives each opencode command more time than the harness's
+// default (these tests run opencode with the plugin on a machine that may
+// be shared and slow) and removes the shared server binary.
 func TestMain(m *testing.M) {
+	opencodetest.RunTimeout = 6 * time.Minute
 	code := m.Run()
 	server.Cleanup()
 	os.Exit(code)
