@@ -1,0 +1,51 @@
+package opencodeplugin_test
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/opencodetest"
+	"sharevat/internal/proctest"
+)
+
+// TestPluginCatchesUpAfterTheVatWasDown: the vat is SIGKILLed after a
+// first run; a second run (--continue, a tool call and an answer) happens
+// with the vat down, so its updates stay in the outbox; the vat restarts
+// on the same address and data, and a third run's start sends them: the
+// vat then holds every item of `opencode export` at its final version and
+// no op id twice.
+func TestPluginCatchesUpAfterTheVatWasDown(t *testing.T) {
+	node := needNode(t)
+	m := opencodetest.NewModel(t,
+		opencodetest.Text("First."),
+		opencodetest.Bash("echo down > down.txt"), opencodetest.Text("Wrote it while the vat was down."),
+		opencodetest.Text("Third."))
+	v := newVatWithPlugin(t, node, m, nil)
+	res, id := v.root.Prompt("first please")
+	require.NoError(t, res.Err, res.String())
+
+	v.srv.Kill()
+	<-v.srv.Done()
+	res, _ = v.root.Prompt("second please, vat down", "--continue")
+	require.NoError(t, res.Err, res.String())
+	ops, err := os.ReadFile(filepath.Join(v.outboxDir(), id, "ops.jsonl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, ops, "the run with the vat down left its updates in the outbox")
+	t.Logf("left in the outbox with the vat down: %d ops", strings.Count(string(ops), "\n"))
+
+	u, err := url.Parse(v.base)
+	require.NoError(t, err)
+	_, err = proctest.Start(t, server.Binary(t), nil, "serve", "--listen", u.Host, "--data", v.srv.Data)
+	require.NoError(t, err)
+	res, _ = v.root.Prompt("third please", "--continue")
+	require.NoError(t, res.Err, res.String())
+	t.Logf("flush: %s", v.flush(t))
+	out, err := v.compare(t, id)
+	require.NoError(t, err, "after the vat was down the vat lacks items of opencode export: %s", out)
+	t.Logf("plugin after the vat was down: %s", strings.TrimSpace(out))
+}

@@ -1,0 +1,101 @@
+// Package opencodeplugin_test runs the opencode plugin's Node suite
+// (test/*.test.mjs: the item mapping, the file outbox, and the flush
+// against a real vat) with node's test runner: TestNodeSuite builds the
+// real binary, runs `sharevat serve` on a fresh data directory and points
+// the suite at it. TestTypeCheck type-checks the plugin's JavaScript
+// (checkJs, strict) with the pinned TypeScript compiler.
+//
+// Both skip, with a NOTICE, when node or node_modules is missing (run
+// `npm ci` here); CI installs them. See README.md.
+package opencodeplugin_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/opencodetest"
+	"sharevat/internal/proctest"
+)
+
+// needNode returns node's path, or skips the test with a notice saying
+// what is missing and how to get it.
+func needNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("NOTICE: node is not on PATH: the opencode plugin's Node suite did not run; install Node.js >= 20 and run `npm ci` in clients/opencode-plugin")
+	}
+	for _, dep := range []string{"capnweb", "ws", "typescript"} {
+		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
+			t.Skipf("NOTICE: clients/opencode-plugin/node_modules/%s is missing: the plugin's Node suite did not run; run `(cd clients/opencode-plugin && npm ci)`", dep)
+		}
+	}
+	return node
+}
+
+// TestTypeCheck runs `tsc --noEmit -p .` over src/ and bin/.
+func TestTypeCheck(t *testing.T) {
+	node := needNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", ".").CombinedOutput()
+	require.NoError(t, err, "tsc --noEmit -p clients/opencode-plugin:\n%s", out)
+}
+
+// TestNodeSuite runs test/*.test.mjs against a real server.
+func TestNodeSuite(t *testing.T) {
+	node := needNode(t)
+	files, err := filepath.Glob(filepath.Join("test", "*.test.mjs"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+
+	srv := proctest.StartServe(t, server.Binary(t))
+	base := strings.TrimSuffix(srv.URL, "/rpc")
+	base = "http" + strings.TrimPrefix(base, "ws")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{"--test", "--test-timeout=120000"}, files...)...)
+	cmd.Env = append(os.Environ(),
+		"SHAREVAT_TEST_URL="+base,
+		"SHAREVAT_ADMIN_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"),
+	)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test failed (%v):\n%s\nserver log:\n%s", err, out, srv.Log)
+	}
+	pass, fail := count(out, "pass"), count(out, "fail")
+	t.Logf("Node suite: %s passed, %s failed (%d files)", pass, fail, len(files))
+	require.Equal(t, "0", fail, "%s", out)
+	require.NotEqual(t, "0", pass, "%s", out)
+}
+
+// count returns the number node's TAP summary gives for name ("# pass 12").
+func count(tap []byte, name string) string {
+	m := regexp.MustCompile(`(?m)^# ` + name + ` (\d+)$`).FindSubmatch(tap)
+	if m == nil {
+		return "?"
+	}
+	return string(m[1])
+}
+
+// server is the sharevat binary the tests share.
+var server = proctest.Once{PkgDir: filepath.Join("..", "..", "cmd", "sharevat")}
+
+// TestMain gives each opencode command more time than the harness's
+// default (these tests run opencode with the plugin on a machine that may
+// be shared and slow) and removes the shared server binary.
+func TestMain(m *testing.M) {
+	opencodetest.RunTimeout = 6 * time.Minute
+	code := m.Run()
+	server.Cleanup()
+	os.Exit(code)
+}

@@ -1,0 +1,54 @@
+// @ts-check
+// The plugin's settings: plugin options first, then the environment.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * @typedef {object} Settings
+ * @property {string} url the vat's URL (SHAREVAT_URL, option url)
+ * @property {string} token the vat's admin token (SHAREVAT_TOKEN or the file SHAREVAT_TOKEN_FILE; options token, tokenFile)
+ * @property {string} dir the outbox directory (SHAREVAT_OPENCODE_DIR, option dir)
+ * @property {"all" | "shared"} sessions which sessions are shared (SHAREVAT_OPENCODE_SESSIONS, option sessions)
+ */
+
+/**
+ * defaultDir is $XDG_STATE_HOME/sharevat/opencode (~/.local/state/… when unset).
+ * @param {Record<string, string | undefined>} env
+ */
+export function defaultDir(env) {
+  const state = env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), ".local", "state");
+  return path.join(state, "sharevat", "opencode");
+}
+
+/**
+ * resolveSettings reads the settings; a missing url or token is "" (the
+ * plugin then stays idle and says why). It throws on a bad sessions value
+ * or an unreadable token file, naming the setting.
+ * @param {Record<string, unknown> | undefined} options
+ * @param {Record<string, string | undefined>} env
+ * @returns {Settings}
+ */
+export function resolveSettings(options, env) {
+  const o = options ?? {};
+  const str = (/** @type {unknown} */ v) => (typeof v === "string" ? v : "");
+  let token = str(o.token) || env.SHAREVAT_TOKEN || "";
+  const tokenFile = str(o.tokenFile) || env.SHAREVAT_TOKEN_FILE || "";
+  if (!token && tokenFile) {
+    try {
+      token = fs.readFileSync(tokenFile, "utf8").trim();
+    } catch (err) {
+      throw new Error(`sharevat: token file ${tokenFile}: ${/** @type {any} */ (err).code ?? err}`);
+    }
+  }
+  const sessions = str(o.sessions) || env.SHAREVAT_OPENCODE_SESSIONS || "all";
+  if (sessions !== "all" && sessions !== "shared") {
+    throw new Error(`sharevat: sessions must be "all" or "shared", not ${JSON.stringify(sessions)}`);
+  }
+  return {
+    url: str(o.url) || env.SHAREVAT_URL || "",
+    token,
+    dir: str(o.dir) || env.SHAREVAT_OPENCODE_DIR || defaultDir(env),
+    sessions,
+  };
+}

@@ -1,0 +1,152 @@
+// @ts-check
+// sharevat's opencode plugin: every update of a shared opencode session
+// is written to a per-session durable outbox on disk before the event
+// hook returns, as ops mapped exactly as the vat's opencode door maps
+// share items (docs/opencode.md, "Item mapping"), and flushed to the vat
+// in the background; what a run leaves unsent is sent by the next start
+// (or `sharevat-opencode-flush`). See README.md.
+//
+// This module exports only the plugin: opencode calls every export of a
+// plugin module as a plugin.
+import fs from "node:fs";
+import path from "node:path";
+import { resolveSettings } from "./config.js";
+import { Flusher } from "./flusher.js";
+import { eventToItem, itemToOp } from "./mapping.js";
+
+/**
+ * The plugin. Options (or the environment): url (SHAREVAT_URL), token
+ * (SHAREVAT_TOKEN) or tokenFile (SHAREVAT_TOKEN_FILE), dir
+ * (SHAREVAT_OPENCODE_DIR), sessions "all" | "shared"
+ * (SHAREVAT_OPENCODE_SESSIONS).
+ * @param {any} input opencode's PluginInput
+ * @param {Record<string, unknown>} [options]
+ */
+export const SharevatPlugin = async (input, options) => {
+  const s = resolveSettings(options, process.env);
+  const log = (/** @type {string} */ line) => {
+    process.stderr.write(line + "\n");
+    input?.client?.app?.log?.({ body: { service: "sharevat", level: "info", message: line } })?.catch?.(() => {});
+  };
+  if (!s.url || !s.token) {
+    log("sharevat: SHAREVAT_URL and SHAREVAT_TOKEN (or the plugin's url and token options) are not both set; not sharing");
+    return {};
+  }
+  const flusher = new Flusher({ url: s.url, token: s.token, dir: s.dir, log, onLink: (id, link) => showLink(input, log, id, link) });
+  const tracker = new Tracker(flusher, s.sessions, log, input?.client);
+  flusher.flushAll().catch((err) => log(`sharevat: start-up flush: ${err?.message ?? err}`));
+  return {
+    event: async (/** @type {{event: any}} */ { event }) => tracker.handle(event),
+    // opencode's shutdown: up to 2 s more for the flush in progress; what
+    // is left stays in the outbox for the next start.
+    dispose: async () => {
+      /** @type {any} */
+      let timer;
+      const grace = new Promise((r) => (timer = setTimeout(r, 2000)));
+      await Promise.race([Promise.all(flusher.running.values()), grace]);
+      clearTimeout(timer);
+      flusher.close();
+    },
+  };
+};
+
+export default SharevatPlugin;
+
+/**
+ * showLink makes a share link visible: a line on stderr (what `opencode
+ * run` shows), opencode's log, a toast in the TUI, and the file link in
+ * the session's outbox directory.
+ * @param {any} input @param {(l: string) => void} log @param {string} sessionID @param {string} link
+ */
+function showLink(input, log, sessionID, link) {
+  log(`sharevat: session ${sessionID} is shared at ${link}`);
+  input?.client?.tui?.showToast?.({ body: { title: "sharevat", message: `Shared: ${link}`, variant: "success", duration: 10000 } })?.catch?.(() => {});
+}
+
+/** Decides which sessions are shared and turns their events into outbox ops. */
+class Tracker {
+  /**
+   * @param {Flusher} flusher @param {"all" | "shared"} mode @param {(l: string) => void} log
+   * @param {any} client opencode's SDK client (PluginInput.client), for the full sync of a session shared late
+   */
+  constructor(flusher, mode, log, client) {
+    this.flusher = flusher;
+    this.mode = mode;
+    this.log = log;
+    this.client = client;
+    /** @type {Set<string>} sessions opencode itself shares (mode "shared") */
+    this.shared = new Set();
+  }
+
+  /**
+   * Handles one bus event synchronously: the op is durable when this
+   * returns. Never throws (a failure is logged: the hook must not break
+   * opencode).
+   * @param {any} event
+   */
+  handle(event) {
+    try {
+      if (event?.type === "session.deleted" && event.properties?.info?.id) return this.unshare(event.properties.info.id);
+      const item = eventToItem(event);
+      if (!item || !item.sessionID) return;
+      if (item.type === "session" && !this.follow(item.data)) return;
+      if (this.mode === "shared" && !this.shared.has(item.sessionID)) return;
+      const op = itemToOp(item.type, item.data, item.sessionID);
+      if (this.flusher.outbox(item.sessionID).enqueue(op)) this.flusher.kick(item.sessionID);
+    } catch (err) {
+      this.log(`sharevat: event ${event?.type}: ${/** @type {any} */ (err)?.message ?? err}`);
+    }
+  }
+
+  /**
+   * Notes a session's metadata and, in mode "shared", whether opencode
+   * shares it; returns whether its item is to be kept.
+   * @param {any} info
+   */
+  follow(info) {
+    this.flusher.meta.set(info.id, info);
+    if (this.mode !== "shared") return true;
+    const was = this.shared.has(info.id);
+    const is = Boolean(info.share?.url);
+    if (is && !was) {
+      this.shared.add(info.id);
+      this.fullSync(info.id).catch((err) => this.log(`sharevat: session ${info.id}: full sync: ${err?.message ?? err}`));
+    }
+    if (!is && was) {
+      this.shared.delete(info.id);
+      this.unshare(info.id);
+      return false;
+    }
+    return is;
+  }
+
+  /**
+   * Enqueues what a session held before it became shared (its messages
+   * and parts, read through opencode's API), skipping every key an event
+   * has enqueued since: an event's version is never older than the read.
+   * @param {string} sessionID
+   */
+  async fullSync(sessionID) {
+    const res = await this.client?.session?.messages?.({ path: { id: sessionID } });
+    const list = Array.isArray(res?.data) ? res.data : [];
+    if (!this.shared.has(sessionID)) return;
+    const ob = this.flusher.outbox(sessionID);
+    let n = 0;
+    for (const m of list) {
+      const items = [["message", m.info], ...(m.parts ?? []).map((/** @type {any} */ p) => ["part", p])];
+      for (const [type, data] of items) {
+        const op = itemToOp(type, data, sessionID);
+        if (ob.seen(op.kind, op.key)) continue;
+        if (ob.enqueue(op)) n++;
+      }
+    }
+    if (n > 0) this.flusher.kick(sessionID);
+  }
+
+  /** @param {string} sessionID */
+  unshare(sessionID) {
+    this.shared.delete(sessionID);
+    if (!fs.existsSync(path.join(this.flusher.o.dir, sessionID))) return;
+    this.flusher.remove(sessionID).catch(() => {});
+  }
+}

@@ -1,0 +1,48 @@
+// Shared helpers of the plugin's Node suite: the vat's address from the
+// environment plugin_test.go sets, scratch directories, and reading a
+// share's log back over capnweb.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { newWebSocketRpcSession } from "capnweb";
+import { WebSocket } from "ws";
+
+/** @param {string} name */
+function need(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run this suite through go test ./clients/opencode-plugin/`);
+  return v;
+}
+
+/** The vat's base URL, http://127.0.0.1:port. */
+export const vatURL = () => need("SHAREVAT_TEST_URL");
+/** The vat's admin token. */
+export const adminToken = () => readFileSync(need("SHAREVAT_ADMIN_TOKEN_FILE"), "utf8").trim();
+
+/** A fresh scratch directory. */
+export function scratch() {
+  return mkdtempSync(join(tmpdir(), "sharevat-ocplugin-"));
+}
+
+/**
+ * Reads a share's whole log with token: [{opId, kind, key, body}] in order.
+ * @param {string} token
+ */
+export async function readLog(token) {
+  const vault = newWebSocketRpcSession(new WebSocket(vatURL().replace(/^http/, "ws") + "/capnweb"));
+  try {
+    const r = await vault.restore(token);
+    const reader = await r.share.reader();
+    const out = [];
+    let from = 0;
+    for (;;) {
+      const { ops, head } = await reader.read(from, 1000);
+      for (const e of ops) out.push(e);
+      if (ops.length === 0 || out.length >= Number(head)) break;
+      from = Number(ops[ops.length - 1].cursor) + 1;
+    }
+    return out;
+  } finally {
+    vault[Symbol.dispose]();
+  }
+}

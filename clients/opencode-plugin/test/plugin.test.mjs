@@ -1,0 +1,114 @@
+// The plugin as opencode loads it: the event hook's op is on disk before
+// the hook returns; what a run left unsent (the vat down) is sent by the
+// next start; mode "shared" follows opencode's own share state.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import test from "node:test";
+import SharevatPlugin from "../src/index.js";
+import { adminToken, readLog, scratch, vatURL } from "./helpers.mjs";
+
+const sid = (n) => `ses_plugin${n}`;
+const events = (id) => [
+  { type: "session.updated", properties: { sessionID: id, info: { id, title: "t", directory: "/p", time: { created: 1, updated: 2 } } } },
+  { type: "message.updated", properties: { info: { id: "msg_1", sessionID: id, role: "user" } } },
+  { type: "message.part.delta", properties: { sessionID: id, messageID: "msg_1", partID: "prt_1", delta: "h" } },
+  { type: "message.part.updated", properties: { part: { id: "prt_1", sessionID: id, messageID: "msg_1", type: "text", text: "hi" } } },
+  { type: "session.diff", properties: { sessionID: id, diff: [] } },
+];
+
+/** A URL nothing listens on: a vat that is down. */
+async function deadURL() {
+  const srv = net.createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return `http://127.0.0.1:${port}`;
+}
+
+test("each update is in the outbox file when the hook returns, even with the vat down; the next start sends it", async () => {
+  const dir = scratch();
+  const hooks = await SharevatPlugin({}, { url: await deadURL(), token: adminToken(), dir });
+  const id = sid(1);
+  for (const ev of events(id)) {
+    const before = fs.existsSync(path.join(dir, id, "ops.jsonl")) ? fs.statSync(path.join(dir, id, "ops.jsonl")).size : 0;
+    const p = hooks.event({ event: ev }); // the synchronous part of the hook has run
+    const after = fs.statSync(path.join(dir, id, "ops.jsonl")).size;
+    assert.equal(after > before, ev.type !== "message.part.delta", ev.type);
+    await p;
+  }
+  await hooks.dispose();
+
+  const next = await SharevatPlugin({}, { url: vatURL(), token: adminToken(), dir }); // the next opencode start
+  await waitFor(() => sent(dir, id));
+  await next.dispose();
+  const log = await readLog(share(dir, id).token);
+  assert.deepEqual(log.map((e) => e.kind), ["session", "message", "part", "session_diff"]);
+  assert.deepEqual(log.map((e) => e.key), [id, "msg_1", "msg_1/prt_1", id]);
+});
+
+test('mode "shared" keeps only sessions opencode shares, sends what they held before, and unsharing deletes the vat share', async () => {
+  const dir = scratch();
+  const id = sid(2);
+  let release;
+  const held = new Promise((r) => (release = r));
+  const older = { id: "msg_1", sessionID: id, role: "user", old: true };
+  const client = { session: { messages: async () => (await held, { data: [
+    { info: { id: "msg_0", sessionID: id, role: "user" }, parts: [{ id: "prt_0", sessionID: id, messageID: "msg_0", type: "text", text: "before" }] },
+    { info: older, parts: [] },
+  ] }) } };
+  const hooks = await SharevatPlugin({ client }, { url: vatURL(), token: adminToken(), dir, sessions: "shared" });
+  for (const ev of events(id)) await hooks.event({ event: ev });
+  assert.equal(fs.existsSync(path.join(dir, id)), false, "a session opencode does not share leaves nothing");
+
+  const shared = { id, title: "t", share: { url: "https://opncd.ai/share/x" }, time: { created: 1, updated: 3 } };
+  await hooks.event({ event: { type: "session.updated", properties: { sessionID: id, info: shared } } });
+  await hooks.event({ event: events(id)[1] }); // msg_1, newer than what the full sync reads
+  release();
+  await waitFor(() => share(dir, id));
+  const { token } = share(dir, id);
+  let log = [];
+  for (let i = 0; i < 500 && log.length < 4; i++) {
+    log = await readLog(token); // the flush signals nothing: poll the vat
+    if (log.length < 4) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(log.map((e) => `${e.kind} ${e.key}`), ["session " + id, "message msg_1", "message msg_0", "part msg_0/prt_0"]);
+  assert.equal(log[1].body.old, undefined, "the full sync's older msg_1 is not sent after the event's");
+
+  const { share: _, ...unshared } = shared;
+  await hooks.event({ event: { type: "session.updated", properties: { sessionID: id, info: { ...unshared, time: { created: 1, updated: 4 } } } } });
+  await waitFor(() => !fs.existsSync(path.join(dir, id)));
+  await assert.rejects(readLog(token), (err) => ["unauthorized", "notFound", "revoked"].includes(err.code));
+  await hooks.dispose();
+});
+
+/** The session's share.json, or null. */
+function share(dir, id) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, id, "share.json"), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the session's outbox on disk has a share and nothing unacknowledged. */
+function sent(dir, id) {
+  const size = fs.statSync(path.join(dir, id, "ops.jsonl")).size;
+  let acked = 0;
+  try {
+    acked = Number(fs.readFileSync(path.join(dir, id, "acked"), "utf8"));
+  } catch {
+    // none yet
+  }
+  return share(dir, id) !== null && acked >= size;
+}
+
+/** Polls cond every 20 ms until it holds (the flush runs in the background, signalling nothing). */
+async function waitFor(cond) {
+  for (let i = 0; i < 1500; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("timed out waiting");
+}
