@@ -18,7 +18,8 @@ type Call struct {
 	Path   string
 	Header http.Header
 	Body   []byte
-	Status int // what the Recorder answered
+	Status int    // the answer's status
+	Answer []byte // the answer's body (a Proxy keeps its first 64 KiB)
 }
 
 // Item is one element of a sync's data array.
@@ -88,7 +89,7 @@ func (r *Recorder) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 64<<20))
 	status, answer := r.answer(req.Method, req.URL.Path, body)
 	r.mu.Lock()
-	r.calls = append(r.calls, Call{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Body: body, Status: status})
+	r.calls = append(r.calls, Call{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Body: body, Status: status, Answer: answer})
 	r.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
