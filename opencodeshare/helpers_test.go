@@ -191,3 +191,5 @@ func requireNoSecretIn(t *testing.T, dir string, tokens ...string) {
 	})
 	require.NoError(t, err)
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
