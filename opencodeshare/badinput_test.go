@@ -60,6 +60,12 @@ func TestBadInput(t *testing.T) {
 		require.Contains(t, string(r.body), c.says, c.name)
 		require.NotContains(t, string(r.body), sh.Secret[len(sh.Secret)-43:], c.name)
 	}
+	req := newReq(t, "POST", d.base+"/api/share", `{"sessionID":"ses_csrf"}`)
+	req.Header.Set("Origin", "http://evil.example")
+	r := do(t, req)
+	require.Equal(t, http.StatusForbidden, r.status, "a cross-origin create: %s", r.body)
+	require.Equal(t, 2, countShares(t, s))
+
 	_, got := items(t, d, sh)
 	require.Len(t, got, 1, "a refused sync wrote something")
 
