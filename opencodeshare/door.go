@@ -278,4 +278,3 @@ func (d *Door) base(r *http.Request) string {
 	}
 	return scheme + "://" + r.Host
 }
-
