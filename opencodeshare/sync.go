@@ -117,7 +117,7 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []sharevat.Op) (sync
 	st := d.states.get(sh.info.ID)
 	defer st.mu.Unlock()
 	if !st.loaded {
-		ents, err := snapshot(ctx, sh.share)
+		ents, err := snapshot(ctx, sh.share, sh.info.Earliest)
 		if err != nil {
 			return syncAnswer{}, err
 		}
