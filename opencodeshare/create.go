@@ -121,6 +121,9 @@ func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e ent
 func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
 	c, err := createShare(ctx, admin, "opencode "+session)
 	if err != nil {
+		if de := domainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota
+			return answer{}, fail(http.StatusTooManyRequests, de.Error())
+		}
 		return answer{}, err
 	}
 	defer c.share.Release()

@@ -144,6 +144,13 @@ func startOn(t *testing.T, dir string) *servertest.Server {
 	return servertest.Start(t, servertest.Options{Config: func(c *server.Config) { c.Data = dir }})
 }
 
+// startOpenOn starts a server with --opencode-open on the data
+// directory dir.
+func startOpenOn(t *testing.T, dir string) *servertest.Server {
+	t.Helper()
+	return servertest.Start(t, servertest.Options{Config: func(c *server.Config) { c.Data = dir; c.OpencodeOpen = true }})
+}
+
 // closeServer stops s before the test ends (its cleanup then does
 // nothing).
 func closeServer(t *testing.T, s *servertest.Server) {
@@ -191,3 +198,5 @@ func requireNoSecretIn(t *testing.T, dir string, tokens ...string) {
 	})
 	require.NoError(t, err)
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

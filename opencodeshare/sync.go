@@ -1,7 +1,9 @@
 package opencodeshare
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -24,8 +26,8 @@ type syncAnswer struct {
 // check (so a bad item writes nothing).
 func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
 	var in struct {
-		Secret *string `json:"secret"`
-		Data   *[]item `json:"data"`
+		Secret *string         `json:"secret"`
+		Data   json.RawMessage `json:"data"`
 	}
 	if err := d.readBody(r, &in); err != nil {
 		return err
@@ -33,8 +35,9 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	if in.Secret == nil {
 		return errUnauthorized
 	}
-	if in.Data == nil {
-		return fail(http.StatusBadRequest, "invalid: data must be an array of items")
+	var data []item
+	if t := bytes.TrimSpace(in.Data); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &data) != nil {
+		return fail(http.StatusBadRequest, `invalid: data must be an array of items {"type","data"}`)
 	}
 	v := d.vault(r)
 	defer v.Release()
@@ -47,7 +50,7 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	if e, ok := d.idx.byShare(id); ok {
 		session = e.Session
 	}
-	ops, err := d.toOps(*in.Data, session)
+	ops, err := d.toOps(data, session)
 	if err != nil {
 		return err
 	}
@@ -114,7 +117,7 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []sharevat.Op) (sync
 	st := d.states.get(sh.info.ID)
 	defer st.mu.Unlock()
 	if !st.loaded {
-		ents, err := snapshot(ctx, sh.share)
+		ents, err := snapshot(ctx, sh.share, sh.info.Earliest)
 		if err != nil {
 			return syncAnswer{}, err
 		}
