@@ -49,7 +49,9 @@ func events(t *testing.T, resp *http.Response) (text, tools, finish string, done
 			Choices []struct {
 				Delta struct {
 					Content   string
-					ToolCalls []struct{ Function struct{ Name, Arguments string } } `json:"tool_calls"`
+					ToolCalls []struct {
+						Function struct{ Name, Arguments string }
+					} `json:"tool_calls"`
 				}
 				FinishReason *string `json:"finish_reason"`
 			}
