@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// Call is one request the Recorder received.
+// Call is one request a Recorder or a Proxy received, and its answer.
 type Call struct {
 	Method string
 	Path   string
@@ -45,15 +45,20 @@ type SyncBody struct {
 type Recorder struct {
 	URL string
 
-	// SyncStatus, when set, is the status every sync gets (to see what
-	// opencode does with a failed sync).
-	SyncStatus int
+	srv      *httptest.Server
+	mu       sync.Mutex
+	calls    []Call
+	shares   map[string]map[string]Item // id → key → latest item
+	n        int
+	failSync int // the status every sync gets, when not 0
+}
 
-	srv    *httptest.Server
-	mu     sync.Mutex
-	calls  []Call
-	shares map[string]map[string]Item // id → key → latest item
-	n      int
+// FailSyncs makes every later sync answer status (to see what opencode
+// does with a failed sync); 0 goes back to accepting them.
+func (r *Recorder) FailSyncs(status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failSync = status
 }
 
 // NewRecorder starts a Recorder, closed at the test's end.
@@ -143,8 +148,8 @@ func (r *Recorder) sync(id string, body []byte) (int, []byte) {
 	if !ok {
 		return http.StatusNotFound, []byte(`{"error":"not found"}`)
 	}
-	if r.SyncStatus != 0 {
-		return r.SyncStatus, []byte(`{"error":"refused by the test"}`)
+	if r.failSync != 0 {
+		return r.failSync, []byte(`{"error":"refused by the test"}`)
 	}
 	var sb SyncBody
 	if err := json.Unmarshal(body, &sb); err != nil {

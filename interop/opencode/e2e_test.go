@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -62,7 +63,11 @@ func TestOpencodeSharesIntoTheVat(t *testing.T) {
 	assert.Empty(t, refused(v.proxy), "the vat accepted every call opencode made")
 
 	_, first := data(t, link)
-	checkAgainstExport(t, r, id, key, first, "first run")
+	local, ok, err := r.Share(id)
+	require.NoError(t, err)
+	require.True(t, ok && local.URL == link, "opencode keeps the share: %+v", local)
+	sameItems(t, v.snapshot(t, local.Secret), first, "sharevat snapshot with opencode's secret vs …/data")
+	checkAgainstExport(t, r, v.proxy, id, key, first, "first run")
 	checkPlanted(t, v, first, key)
 	page := openPage(t, link)
 	waitPage(t, page, "the echo shown", pageText+`.includes("echo: ")`, time.Minute)
@@ -81,7 +86,7 @@ func TestOpencodeSharesIntoTheVat(t *testing.T) {
 	assert.Greater(t, len(second), len(first), "--continue appended to the same share")
 	assert.Len(t, creates(v.proxy), 1, "one share")
 	assert.Empty(t, refused(v.proxy))
-	checkAgainstExport(t, r, id, key, second, "after --continue")
+	checkAgainstExport(t, r, v.proxy, id, key, second, "after --continue")
 
 	checkImport(t, m, link, second)
 	checkUnshare(t, r, v, page, id, link)
@@ -90,7 +95,7 @@ func TestOpencodeSharesIntoTheVat(t *testing.T) {
 // checkAgainstExport compares the vat's items with `opencode export` and
 // logs the figures: nothing the vat holds is foreign to the session,
 // and the session and its first message are there.
-func checkAgainstExport(t *testing.T, r *opencodetest.Root, id, key string, items map[string]opencodetest.Item, when string) {
+func checkAgainstExport(t *testing.T, r *opencodetest.Root, p *opencodetest.Proxy, id, key string, items map[string]opencodetest.Item, when string) {
 	t.Helper()
 	exp, res, err := r.Export(id)
 	require.NoError(t, err, res.String())
@@ -108,10 +113,37 @@ func checkAgainstExport(t *testing.T, r *opencodetest.Root, id, key string, item
 		"%d in an earlier version (opencode never sent the last change) %v, lacks %d (never sent) %v",
 		when, c.Total, len(exp.Messages), exp.PartCount(), len(c.Same), len(redacted), len(stale), stale, len(c.Missing), c.Missing)
 	assert.NotEmpty(t, redacted, "the parts holding the planted key (the prompt, the echo) are redacted in the vat")
+	assert.Empty(t, sentButLost(t, p, objs, append(stale, c.Missing...)), "what the vat lacks, opencode never sent")
 	assert.Empty(t, opencodetest.Extra(exp, items), "the vat holds nothing the session lacks")
 	assert.Contains(t, items, "session")
 	require.NotEmpty(t, exp.Messages)
 	assert.Contains(t, items, "message/"+exp.Messages[0].Info["id"].(string))
+}
+
+// sentButLost lists the keys among keys whose exported object opencode
+// did send in a sync the vat acknowledged: those the vat should hold.
+func sentButLost(t *testing.T, p *opencodetest.Proxy, objs map[string]map[string]any, keys []string) []string {
+	t.Helper()
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	var lost []string
+	for _, c := range p.Calls() {
+		var sb opencodetest.SyncBody
+		if !strings.HasSuffix(c.Path, "/sync") || c.Status != http.StatusOK || json.Unmarshal(c.Body, &sb) != nil {
+			continue
+		}
+		for _, it := range sb.Data {
+			k := opencodetest.ItemKey(it)
+			var got map[string]any
+			if want[k] && json.Unmarshal(it.Data, &got) == nil && reflect.DeepEqual(got, objs[k]) {
+				lost = append(lost, k)
+				want[k] = false
+			}
+		}
+	}
+	return lost
 }
 
 // checkPlanted: the key in the prompt, echoed by the model into a text

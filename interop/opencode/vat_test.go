@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/opencodetest"
@@ -135,4 +136,42 @@ func refused(p *opencodetest.Proxy) []string {
 		}
 	}
 	return out
+}
+
+// snapshot is `sharevat snapshot` of the share whose owner token is
+// secret, as items keyed like opencode's client-side keys (the door's
+// op keys: the session id, the message id, <messageID>/<partID>).
+func (v *vat) snapshot(t *testing.T, secret string) map[string]opencodetest.Item {
+	t.Helper()
+	cmd := exec.Command(v.bin, "snapshot", "--server", v.srv.URL)
+	cmd.Env = append(os.Environ(), "SHAREVAT_TOKEN="+secret)
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", out)
+	var snap struct {
+		Entities []struct {
+			Kind, Key string
+			Body      json.RawMessage
+		}
+	}
+	require.NoError(t, json.Unmarshal(out, &snap), "%s", out)
+	items := map[string]opencodetest.Item{}
+	for _, e := range snap.Entities {
+		k := e.Kind
+		if k == "message" || k == "part" {
+			k += "/" + e.Key
+		}
+		items[k] = opencodetest.Item{Type: e.Kind, Data: e.Body}
+	}
+	return items
+}
+
+// sameItems asserts that a and b hold the same keys with equal JSON.
+func sameItems(t *testing.T, a, b map[string]opencodetest.Item, msg string) {
+	t.Helper()
+	require.Equal(t, len(a), len(b), "%s: %d and %d items", msg, len(a), len(b))
+	for k, x := range a {
+		y, ok := b[k]
+		require.True(t, ok, "%s: %s missing", msg, k)
+		assert.JSONEq(t, string(x.Data), string(y.Data), "%s: %s", msg, k)
+	}
 }
