@@ -196,4 +196,3 @@ func mintB(b *testing.B, s *servertest.Server) string {
 	require.NoError(b, json.NewDecoder(resp.Body).Decode(&m))
 	return m.Token
 }
-
