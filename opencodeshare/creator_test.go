@@ -41,13 +41,14 @@ func callAuth(t *testing.T, method, url string, body any, token string) reply {
 
 // TestCreationTokenCreatesOnly: without --opencode-open a create needs a
 // creation token in the path. Invariant: no token, a malformed one, a
-// wrong one and a revoked one all answer 401 JSON and create nothing; a
+// wrong one, the admin token and a revoked one all answer 401 JSON and create nothing; a
 // minted one creates; it is listed (never with its secret); it cannot
 // list shares over /rpc nor take a backup; rotating nothing else, a
 // revoke ends it at once.
 func TestCreationTokenCreatesOnly(t *testing.T) {
 	s := servertest.Start(t, servertest.Options{})
-	for _, base := range []string{s.HTTP, s.HTTP + "/opencode/nonsense", s.HTTP + "/opencode/svt1_aaaaaaaaaaaaaaaaaaaaaaaa_" + strings.Repeat("A", 43)} {
+	for _, base := range []string{s.HTTP, s.HTTP + "/opencode/nonsense", s.HTTP + "/opencode/svt1_aaaaaaaaaaaaaaaaaaaaaaaa_" + strings.Repeat("A", 43),
+		s.HTTP + "/opencode/" + s.Admin} { // the admin token does not belong in opencode's config
 		r := call(t, "POST", base+"/api/share", map[string]string{"sessionID": "ses_1"})
 		require.Equal(t, http.StatusUnauthorized, r.status, "%s: %s", base, r.body)
 		require.Contains(t, string(r.body), `"error":"unauthorized`)

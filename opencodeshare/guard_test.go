@@ -36,7 +36,7 @@ func TestPlantedSecretNeverStored(t *testing.T) {
 	require.NotContains(t, string(got[1].Data), planted)
 	require.Contains(t, string(got[1].Data), "REDACTED")
 	closeServer(t, s)
-	requireNoSecretIn(t, dir, "x_"+planted)
+	requireNoSecretIn(t, dir, planted)
 }
 
 // TestTokensStayOutOfLogs: tokens travel in opencode's paths and bodies.
