@@ -3,6 +3,8 @@ package opencodeshare_test
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"sharevat/client"
 	"sharevat/internal/servertest"
 	"sharevat/opencodeshare"
+	"sharevat/server"
 )
 
 // mint mints a creation token through the creation-token API with the
@@ -147,4 +150,22 @@ func TestCreateIdempotent(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	require.Equal(t, 2, countShares(t, s))
 	requireNoSecretIn(t, dir, got[0].Secret, slug(got[0]), m.Token)
+}
+
+// TestAdminRotationRevokesCreationTokens: a creation token is minted
+// under the admin grant. Invariant: rotating the admin token (deleting
+// admin.token and restarting, as on first start) revokes every creation
+// token; the shares they made stay, and their secrets still sync.
+func TestAdminRotationRevokesCreationTokens(t *testing.T) {
+	dir := t.TempDir()
+	s := startOn(t, dir)
+	m := mint(t, s, 0, 0)
+	sh := create(t, s.HTTP+"/opencode/"+m.Token, "ses_rot")
+	closeServer(t, s)
+	require.NoError(t, os.Remove(filepath.Join(dir, server.AdminFile)))
+	s = startOn(t, dir)
+	r := call(t, "POST", s.HTTP+"/opencode/"+m.Token+"/api/share", map[string]string{"sessionID": "ses_rot2"})
+	require.Equal(t, http.StatusUnauthorized, r.status, "%s", r.body)
+	r = syncRaw(t, s.HTTP, sh, itSession)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 }
