@@ -45,7 +45,7 @@ func session(id string, msgs, parts, round int) []benchItem {
 	text := strings.Repeat("lorem ipsum dolor sit amet ", 64)
 	for m := range msgs {
 		mid := fmt.Sprintf("msg_%04d", m)
-		add("message", mid, fmt.Sprintf(`{"id":%q,"sessionID":%q,"role":"assistant","time":{"created":%d}}`, mid, id, 10+m))
+		add("message", mid, fmt.Sprintf(`{"id":%q,"sessionID":%q,"role":"assistant","time":{"created":%d,"completed":%d}}`, mid, id, 10+m, 20+m+round))
 		for p := range parts {
 			pid := fmt.Sprintf("prt_%04d_%d", m, p)
 			add("part", mid+"/"+pid, fmt.Sprintf(`{"id":%q,"messageID":%q,"type":"text","text":"%s%d","time":{"start":%d}}`, pid, mid, text, round, 10+m+round))
@@ -87,7 +87,9 @@ func doorSync(b *testing.B, base string, sh share, items []benchItem) {
 		sb.WriteString(it.json)
 	}
 	sb.WriteString("]}")
-	post(b, base+"/api/share/"+sh.ID+"/sync", sb.String())
+	var ans struct{ Applied int }
+	require.NoError(b, json.Unmarshal(post(b, base+"/api/share/"+sh.ID+"/sync", sb.String()), &ans))
+	require.Equal(b, len(items), ans.Applied, "every item of the sync is new")
 }
 
 // webAppend appends items through /capnweb with the share's secret, in
