@@ -40,6 +40,7 @@ func TestBadInput(t *testing.T) {
 		{"data missing", "POST", sync, `{"secret":"` + sh.Secret + `"}`, 400, "data must be an array"},
 		{"unknown type", "POST", sync, `{"secret":"` + sh.Secret + `","data":[` + itMessage + `,{"type":"weird","data":{}}]}`, 400, `unknown item type \"weird\"`},
 		{"part without messageID", "POST", sync, `{"secret":"` + sh.Secret + `","data":[` + itMessage + `,{"type":"part","data":{"id":"p"}}]}`, 400, "messageID"},
+		{"numeric id", "POST", sync, `{"secret":"` + sh.Secret + `","data":[{"type":"message","data":{"id":5}}]}`, 400, "string id"},
 		{"item data not JSON", "POST", sync, `{"secret":"` + sh.Secret + `","data":[{"type":"message","data":nope}]}`, 400, "invalid"},
 		{"missing secret", "POST", sync, `{"data":[]}`, 401, "unauthorized"},
 		{"oversized", "POST", sync, `{"secret":"` + sh.Secret + `","data":[{"type":"message","data":{"id":"m","x":"` + strings.Repeat("a", limit) + `"}}]}`, 413, "65536 bytes"},

@@ -85,7 +85,11 @@ func (d *Door) creationRight(ctx context.Context, v schema.Vault, token string) 
 		}
 		return schema.Admin{}, "", 0, errBadCreator
 	}
-	_, q, _ := d.o.Vat.CreateQuotaOf(ctx, token)
+	_, q, ok := d.o.Vat.CreateQuotaOf(ctx, token)
+	if !ok { // the admin token itself: it does not belong in opencode's config
+		a.Release()
+		return schema.Admin{}, "", 0, errBadCreator
+	}
 	return a, string(tok.GrantID), q.BytesPerShare, nil
 }
 

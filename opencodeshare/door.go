@@ -44,9 +44,6 @@ type Options struct {
 	// Budget counts the bytes of request bodies held in memory against
 	// the server's memory budget; nil: none.
 	Budget Budget
-	// Page serves the share page (its assets and index.html) for
-	// /share/<slug>; nil: 404.
-	Page   http.Handler
 	Logger *slog.Logger
 }
 

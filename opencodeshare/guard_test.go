@@ -36,7 +36,7 @@ func TestPlantedSecretNeverStored(t *testing.T) {
 	require.NotContains(t, string(got[1].Data), planted)
 	require.Contains(t, string(got[1].Data), "REDACTED")
 	closeServer(t, s)
-	requireNoSecretIn(t, dir, "x_"+planted)
+	requireNoSecretIn(t, dir, planted)
 }
 
 // TestTokensStayOutOfLogs: tokens travel in opencode's paths and bodies.
@@ -105,4 +105,24 @@ func TestDoorCountsAgainstConnLimits(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return call(t, "POST", s.HTTP+"/api/share", map[string]string{"sessionID": "ses_full"}).status == http.StatusOK
 	}, 10e9, 20e6)
+}
+
+// TestDoorCountsAgainstMemoryBudget: a body the door holds is counted
+// in the server's memory budget (--memory-budget), one budget for every
+// door. Invariant: a sync larger than the whole budget is refused with
+// 503 JSON and stores nothing; a small one passes.
+func TestDoorCountsAgainstMemoryBudget(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Config: func(c *server.Config) {
+		c.OpencodeOpen = true
+		c.Peers.MemoryBudget = 256 << 10
+	}})
+	d := &door{Server: s, base: s.HTTP}
+	sh := create(t, d.base, "ses_mem")
+	big := `{"type":"part","data":{"id":"prt_1","messageID":"msg_1","text":"` + strings.Repeat("z", 300<<10) + `"}}`
+	r := syncRaw(t, d.base, sh, big)
+	require.Equal(t, http.StatusServiceUnavailable, r.status, "%.200s", r.body)
+	require.Contains(t, string(r.body), "memory budget")
+	require.Equal(t, http.StatusOK, syncRaw(t, d.base, sh, itSession).status)
+	_, got := items(t, d, sh)
+	require.Len(t, got, 1)
 }
