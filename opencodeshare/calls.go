@@ -124,17 +124,70 @@ func appendBatch(ctx context.Context, sh schema.Share, b *sharevat.Batch) (share
 	return read(res.Ack, wire.ReadAck)
 }
 
-// snapshot reads the materialized state of sh.
-func snapshot(ctx context.Context, sh schema.Share) ([]sharevat.Entity, error) {
+// snapshot reads the materialized state of sh: its Reader's snapshot,
+// or, for a share whose snapshot is over the vat's answer limit, the
+// same state folded from its log read page by page from earliest.
+func snapshot(ctx context.Context, sh schema.Share, earliest sharevat.Cursor) ([]sharevat.Entity, error) {
 	rfut, rrel := sh.Reader(ctx, nil)
 	defer rrel()
-	fut, rel := rfut.Reader().Snapshot(ctx, nil)
+	r := rfut.Reader()
+	fut, rel := r.Snapshot(ctx, nil)
 	defer rel()
 	res, err := fut.Struct()
-	if err != nil {
+	if err == nil {
+		return read(res.Entities, wire.ReadEntities)
+	}
+	if domainError(err).Code != sharevat.ETooLarge {
 		return nil, err
 	}
-	return read(res.Entities, wire.ReadEntities)
+	return fold(ctx, r, earliest)
+}
+
+// fold reads the whole log of r from earliest and keeps the last op of
+// each state key (a tombstone removes it), in key order.
+func fold(ctx context.Context, r schema.Reader, earliest sharevat.Cursor) ([]sharevat.Entity, error) {
+	state := map[string]sharevat.Entity{}
+	from := uint64(0)
+	if earliest > 1 {
+		from = uint64(earliest) - 1
+	}
+	for {
+		fut, rel := r.Read(ctx, func(p schema.Reader_read_Params) error {
+			p.SetFromCursor(from)
+			return nil
+		})
+		res, err := fut.Struct()
+		if err != nil {
+			rel()
+			return nil, err
+		}
+		ents, err := read(res.Ops, wire.ReadEntries)
+		head := res.Head()
+		rel()
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if !sharevat.IsStateKind(e.Kind) {
+				continue
+			}
+			k := stateKey(e.Kind, e.Key)
+			if e.Delete {
+				delete(state, k)
+				continue
+			}
+			state[k] = sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: e.Body, Cursor: e.Cursor, At: e.At}
+		}
+		if len(ents) == 0 || uint64(ents[len(ents)-1].Cursor) >= head {
+			break
+		}
+		from = uint64(ents[len(ents)-1].Cursor)
+	}
+	out := make([]sharevat.Entity, 0, len(state))
+	for _, e := range state {
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // deleteShare deletes sh (needs admin: the owner token).

@@ -85,7 +85,11 @@ func (d *Door) creationRight(ctx context.Context, v schema.Vault, token string) 
 		}
 		return schema.Admin{}, "", 0, errBadCreator
 	}
-	_, q, _ := d.o.Vat.CreateQuotaOf(ctx, token)
+	_, q, ok := d.o.Vat.CreateQuotaOf(ctx, token)
+	if !ok { // the admin token itself: it does not belong in opencode's config
+		a.Release()
+		return schema.Admin{}, "", 0, errBadCreator
+	}
 	return a, string(tok.GrantID), q.BytesPerShare, nil
 }
 
@@ -121,6 +125,9 @@ func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e ent
 func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
 	c, err := createShare(ctx, admin, "opencode "+session)
 	if err != nil {
+		if de := domainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota
+			return answer{}, fail(http.StatusTooManyRequests, de.Error())
+		}
 		return answer{}, err
 	}
 	defer c.share.Release()

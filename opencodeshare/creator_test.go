@@ -3,6 +3,8 @@ package opencodeshare_test
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"sharevat/client"
 	"sharevat/internal/servertest"
 	"sharevat/opencodeshare"
+	"sharevat/server"
 )
 
 // mint mints a creation token through the creation-token API with the
@@ -41,13 +44,14 @@ func callAuth(t *testing.T, method, url string, body any, token string) reply {
 
 // TestCreationTokenCreatesOnly: without --opencode-open a create needs a
 // creation token in the path. Invariant: no token, a malformed one, a
-// wrong one and a revoked one all answer 401 JSON and create nothing; a
+// wrong one, the admin token and a revoked one all answer 401 JSON and create nothing; a
 // minted one creates; it is listed (never with its secret); it cannot
 // list shares over /rpc nor take a backup; rotating nothing else, a
 // revoke ends it at once.
 func TestCreationTokenCreatesOnly(t *testing.T) {
 	s := servertest.Start(t, servertest.Options{})
-	for _, base := range []string{s.HTTP, s.HTTP + "/opencode/nonsense", s.HTTP + "/opencode/svt1_aaaaaaaaaaaaaaaaaaaaaaaa_" + strings.Repeat("A", 43)} {
+	for _, base := range []string{s.HTTP, s.HTTP + "/opencode/nonsense", s.HTTP + "/opencode/svt1_aaaaaaaaaaaaaaaaaaaaaaaa_" + strings.Repeat("A", 43),
+		s.HTTP + "/opencode/" + s.Admin} { // the admin token does not belong in opencode's config
 		r := call(t, "POST", base+"/api/share", map[string]string{"sessionID": "ses_1"})
 		require.Equal(t, http.StatusUnauthorized, r.status, "%s: %s", base, r.body)
 		require.Contains(t, string(r.body), `"error":"unauthorized`)
@@ -146,4 +150,22 @@ func TestCreateIdempotent(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	require.Equal(t, 2, countShares(t, s))
 	requireNoSecretIn(t, dir, got[0].Secret, slug(got[0]), m.Token)
+}
+
+// TestAdminRotationRevokesCreationTokens: a creation token is minted
+// under the admin grant. Invariant: rotating the admin token (deleting
+// admin.token and restarting, as on first start) revokes every creation
+// token; the shares they made stay, and their secrets still sync.
+func TestAdminRotationRevokesCreationTokens(t *testing.T) {
+	dir := t.TempDir()
+	s := startOn(t, dir)
+	m := mint(t, s, 0, 0)
+	sh := create(t, s.HTTP+"/opencode/"+m.Token, "ses_rot")
+	closeServer(t, s)
+	require.NoError(t, os.Remove(filepath.Join(dir, server.AdminFile)))
+	s = startOn(t, dir)
+	r := call(t, "POST", s.HTTP+"/opencode/"+m.Token+"/api/share", map[string]string{"sessionID": "ses_rot2"})
+	require.Equal(t, http.StatusUnauthorized, r.status, "%s", r.body)
+	r = syncRaw(t, s.HTTP, sh, itSession)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 }

@@ -14,7 +14,10 @@
 //	POST   [/opencode/<t>]/api/share/<id>/sync  {"secret","data":[{"type","data"}…]} → {"ok":true,…}
 //	DELETE [/opencode/<t>]/api/share/<id>       {"secret"} → {"ok":true}
 //	GET    [/opencode/<t>]/api/share/<slug>/data → [{"type","data"}…]
-//	GET    /share/<slug>                         the share page
+//	GET    /share/<slug>                         the share page (server mounts it)
+//
+// and the creation-token API (tokens.go, TokensPath) the CLI's
+// `sharevat opencode-token` calls with the admin token.
 //
 // Mapping: id is the share id; secret is the share's owner token; url is
 // <public url>/share/<slug>, slug a read-only grant of its own ("opencode
@@ -25,10 +28,12 @@
 //
 // Errors: every failure answers a JSON object {"error": "<code>: <message>"}
 // with a 4xx (or 503 when the vat cannot answer now): 400 invalid input,
-// 401 a missing or wrong creation token, secret or slug (one answer for
-// an unknown id and a wrong secret), 404 a deleted share's data, 405 a
-// method the route lacks, 413 a body over the limit (the limit is in the
-// message), 429 a creation token's quota. Every answer carries
+// 401 a missing or wrong creation token or secret (one answer for an
+// unknown id, a wrong secret and a revoked one), 403 a cross-origin
+// request, 404 a slug that is not a live link, 405 a method the route
+// lacks, 413 a body or share over a limit (the limit is in the message),
+// 429 a creation token's hourly quota, 503 the server's connection
+// limits or memory budget. Every answer carries
 // Cache-Control: no-store and Referrer-Policy: no-referrer; no token ever
 // reaches a log line, a metric or an error message.
 package opencodeshare

@@ -1,13 +1,13 @@
 package opencodeshare
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -44,9 +44,6 @@ type Options struct {
 	// Budget counts the bytes of request bodies held in memory against
 	// the server's memory budget; nil: none.
 	Budget Budget
-	// Page serves the share page (its assets and index.html) for
-	// /share/<slug>; nil: 404.
-	Page   http.Handler
 	Logger *slog.Logger
 }
 
@@ -116,6 +113,10 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fail(http.StatusNotFound, "notFound: no such route"))
 		return
 	}
+	if !sameOrigin(r) {
+		writeError(w, errCrossOrigin)
+		return
+	}
 	if d.o.Admit != nil {
 		done, refusal := d.o.Admit(r)
 		if done == nil {
@@ -129,6 +130,21 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 	}
 }
+
+// sameOrigin reports whether r carries no Origin (opencode sends none)
+// or its own: a web page elsewhere must not create shares on an open
+// door, nor spend a creation token a browser reaches, by a simple
+// cross-origin POST.
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+var errCrossOrigin = fail(http.StatusForbidden, "permissionDenied: the opencode door answers no cross-origin request")
 
 // serve dispatches one API call.
 func (d *Door) serve(w http.ResponseWriter, r *http.Request, rt route) error {
@@ -259,5 +275,3 @@ func (d *Door) base(r *http.Request) string {
 	}
 	return scheme + "://" + r.Host
 }
-
-var _ = context.Background

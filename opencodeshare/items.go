@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -17,11 +18,22 @@ type item struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// ids are the fields of an item's data the mapping reads.
-type ids struct {
+// fields are what the door reads of an item's data, in one pass: the
+// ids of its key and the times of its stamp (order.go). A time or state
+// of another shape is no error (it has no stamp); a non-string id is.
+type fields struct {
 	ID        string `json:"id"`
-	SessionID string `json:"sessionID"`
 	MessageID string `json:"messageID"`
+	Time      json.RawMessage
+	State     struct {
+		Time json.RawMessage `json:"time"`
+	} `json:"state"`
+}
+
+// mapped is an item's op and its version (order.go).
+type mapped struct {
+	op  sharevat.Op
+	ver version
 }
 
 // toOp maps one item to its op (docs/opencode.md, "Item mapping"):
@@ -32,45 +44,60 @@ type ids struct {
 // share's session, the key of session_diff and model (whose data carries
 // no id). Any other type, or data without the ids its type needs, is
 // invalid.
-func toOp(it item, sessionID string) (sharevat.Op, error) {
+func toOp(it item, sessionID string) (mapped, error) {
 	var body bytes.Buffer
 	if len(it.Data) == 0 {
-		return sharevat.Op{}, fail(http.StatusBadRequest, fmt.Sprintf("invalid: a %s item has no data", safeType(it.Type)))
+		return mapped{}, fail(http.StatusBadRequest, fmt.Sprintf("invalid: a %s item has no data", safeType(it.Type)))
 	}
 	if err := json.Compact(&body, it.Data); err != nil {
-		return sharevat.Op{}, fail(http.StatusBadRequest, "invalid: an item's data is not JSON")
+		return mapped{}, fail(http.StatusBadRequest, "invalid: an item's data is not JSON")
 	}
-	key, err := itemKey(it, body.Bytes(), sessionID)
+	b := body.Bytes()
+	key, f, err := itemKey(it.Type, b, sessionID)
 	if err != nil {
-		return sharevat.Op{}, err
+		return mapped{}, err
 	}
-	sum := sha256.Sum256(body.Bytes())
-	return sharevat.Op{
-		OpID: "opencode:" + it.Type + ":" + key + ":" + hex.EncodeToString(sum[:6]),
-		Kind: it.Type, Key: key, Body: body.Bytes(),
+	sum := sha256.Sum256(b)
+	return mapped{
+		op:  sharevat.Op{OpID: "opencode:" + it.Type + ":" + key + ":" + hex.EncodeToString(sum[:6]), Kind: it.Type, Key: key, Body: b},
+		ver: version{stamp: max(stampOf(f.Time), stampOf(f.State.Time)), size: len(b), digest: sum},
 	}, nil
 }
 
-// itemKey is the op key of it (see toOp).
-func itemKey(it item, body []byte, sessionID string) (string, error) {
-	switch it.Type {
+// itemKey is the op key of an item of type typ (see toOp), and the
+// fields of its data.
+func itemKey(typ string, body []byte, sessionID string) (string, fields, error) {
+	var f fields
+	switch typ {
 	case sharevat.KindSessionDiff, sharevat.KindModel:
-		return sessionID, nil
+		if body[0] == '{' {
+			readFields(body, &f)
+		}
+		return sessionID, f, nil
 	case sharevat.KindSession, sharevat.KindMessage, sharevat.KindPart:
 	default:
-		return "", fail(http.StatusBadRequest, fmt.Sprintf("invalid: unknown item type %s (want session, message, part, session_diff or model)", safeType(it.Type)))
+		return "", f, fail(http.StatusBadRequest, fmt.Sprintf("invalid: unknown item type %s (want session, message, part, session_diff or model)", safeType(typ)))
 	}
-	var d ids
-	if body[0] != '{' || json.Unmarshal(body, &d) != nil || d.ID == "" {
-		return "", fail(http.StatusBadRequest, fmt.Sprintf("invalid: a %s item's data needs a string id", it.Type))
+	if body[0] != '{' || !readFields(body, &f) || f.ID == "" {
+		return "", f, fail(http.StatusBadRequest, fmt.Sprintf("invalid: a %s item's data needs a string id", typ))
 	}
-	if it.Type != sharevat.KindPart {
-		return d.ID, nil
+	if typ != sharevat.KindPart {
+		return f.ID, f, nil
 	}
-	if d.MessageID == "" {
-		return "", fail(http.StatusBadRequest, "invalid: a part item's data needs a string messageID")
+	if f.MessageID == "" {
+		return "", f, fail(http.StatusBadRequest, "invalid: a part item's data needs a string messageID")
 	}
-	return d.MessageID + "/" + d.ID, nil
+	return f.MessageID + "/" + f.ID, f, nil
+}
+
+// readFields decodes body's fields; false if an id is not a string.
+func readFields(body []byte, f *fields) bool {
+	err := json.Unmarshal(body, f)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return te.Field != "id" && te.Field != "messageID"
+	}
+	return err == nil
 }
 
 // safeType quotes an item type for an error: short and plain, or not at

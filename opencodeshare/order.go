@@ -45,27 +45,28 @@ func (v version) newer(old version) bool {
 	return bytes.Compare(v.digest[:], old.digest[:]) > 0
 }
 
-// timed is the part of an item's data the stamp is read from.
-type timed struct {
-	Time  map[string]json.RawMessage `json:"time"`
-	State struct {
-		Time map[string]json.RawMessage `json:"time"`
-	} `json:"state"`
-}
-
 // stamp is the largest time.* or state.time.* number of body; 0 when
 // it has none (or is not an object).
 func stamp(body []byte) float64 {
-	var t timed
-	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &t) != nil {
+	var f fields
+	if len(body) == 0 || body[0] != '{' {
+		return 0
+	}
+	readFields(body, &f)
+	return max(stampOf(f.Time), stampOf(f.State.Time))
+}
+
+// stampOf is the largest number among the fields of a JSON object; 0
+// for anything else.
+func stampOf(raw json.RawMessage) float64 {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
 		return 0
 	}
 	best := 0.0
-	for _, m := range []map[string]json.RawMessage{t.Time, t.State.Time} {
-		for _, raw := range m {
-			if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f > best {
-				best = f
-			}
+	for _, v := range m {
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil && f > best {
+			best = f
 		}
 	}
 	return best
@@ -94,42 +95,39 @@ func (s *shareState) load(ents []sharevat.Entity) {
 }
 
 // filter returns the ops that are newer than what s holds and than every
-// other op of their key in ops, in their order, and the bytes they add.
-func (s *shareState) filter(ops []sharevat.Op) ([]sharevat.Op, int64) {
-	best := make(map[string]int, len(ops))
-	vers := make([]version, len(ops))
-	for i := range ops {
-		vers[i] = versionOf(ops[i].Body)
-		k := stateKey(ops[i].Kind, ops[i].Key)
-		if j, ok := best[k]; ok && !vers[i].newer(vers[j]) {
+// other op of their key in ms, in their order, and the bytes they add.
+func (s *shareState) filter(ms []mapped) ([]mapped, int64) {
+	best := make(map[string]int, len(ms))
+	for i := range ms {
+		k := stateKey(ms[i].op.Kind, ms[i].op.Key)
+		if j, ok := best[k]; ok && !ms[i].ver.newer(ms[j].ver) {
 			continue
 		}
 		best[k] = i
 	}
-	var out []sharevat.Op
+	var out []mapped
 	var added int64
-	for i := range ops {
-		k := stateKey(ops[i].Kind, ops[i].Key)
+	for i := range ms {
+		k := stateKey(ms[i].op.Kind, ms[i].op.Key)
 		if best[k] != i {
 			continue
 		}
 		old, ok := s.items[k]
-		if ok && (old.digest == vers[i].digest || !vers[i].newer(old)) {
+		if ok && (old.digest == ms[i].ver.digest || !ms[i].ver.newer(old)) {
 			continue
 		}
-		out = append(out, ops[i])
-		added += int64(len(ops[i].Body)) - int64(old.size)
+		out = append(out, ms[i])
+		added += int64(ms[i].ver.size) - int64(old.size)
 	}
 	return out, added
 }
 
-// applied records ops as stored.
-func (s *shareState) applied(ops []sharevat.Op) {
-	for i := range ops {
-		k := stateKey(ops[i].Kind, ops[i].Key)
-		v := versionOf(ops[i].Body)
-		s.bytes += int64(v.size) - int64(s.items[k].size)
-		s.items[k] = v
+// applied records ms as stored.
+func (s *shareState) applied(ms []mapped) {
+	for i := range ms {
+		k := stateKey(ms[i].op.Kind, ms[i].op.Key)
+		s.bytes += int64(ms[i].ver.size) - int64(s.items[k].size)
+		s.items[k] = ms[i].ver
 	}
 }
 

@@ -75,7 +75,7 @@ func classify(err error) (int, string) {
 	case sharevat.EPermissionDenied:
 		return http.StatusForbidden, de.Error()
 	case sharevat.ETooLarge:
-		return http.StatusTooManyRequests, de.Error()
+		return http.StatusRequestEntityTooLarge, de.Error()
 	case sharevat.EUnavailable:
 		return http.StatusServiceUnavailable, de.Error()
 	}

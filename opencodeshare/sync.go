@@ -1,7 +1,9 @@
 package opencodeshare
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -24,8 +26,8 @@ type syncAnswer struct {
 // check (so a bad item writes nothing).
 func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
 	var in struct {
-		Secret *string `json:"secret"`
-		Data   *[]item `json:"data"`
+		Secret *string         `json:"secret"`
+		Data   json.RawMessage `json:"data"`
 	}
 	if err := d.readBody(r, &in); err != nil {
 		return err
@@ -33,8 +35,9 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	if in.Secret == nil {
 		return errUnauthorized
 	}
-	if in.Data == nil {
-		return fail(http.StatusBadRequest, "invalid: data must be an array of items")
+	var data []item
+	if t := bytes.TrimSpace(in.Data); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &data) != nil {
+		return fail(http.StatusBadRequest, `invalid: data must be an array of items {"type","data"}`)
 	}
 	v := d.vault(r)
 	defer v.Release()
@@ -47,7 +50,7 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	if e, ok := d.idx.byShare(id); ok {
 		session = e.Session
 	}
-	ops, err := d.toOps(*in.Data, session)
+	ops, err := d.toOps(data, session)
 	if err != nil {
 		return err
 	}
@@ -78,21 +81,22 @@ func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, s
 
 // toOps maps every item, checking each against the vat's limits, so that
 // nothing is appended unless all of them pass.
-func (d *Door) toOps(items []item, session string) ([]sharevat.Op, error) {
-	ops := make([]sharevat.Op, 0, len(items))
+func (d *Door) toOps(items []item, session string) ([]mapped, error) {
+	ops := make([]mapped, 0, len(items))
 	lim := d.o.Limits
 	for i, it := range items {
-		op, err := toOp(it, session)
+		m, err := toOp(it, session)
 		if err != nil {
 			return nil, err
 		}
+		op := &m.op
 		switch {
 		case len(op.Body) > lim.MaxBodyBytes:
 			return nil, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: item %d's data is over the limit of %d bytes", i, lim.MaxBodyBytes))
 		case len(op.Key) > lim.MaxKeyLen || len(op.OpID) > lim.MaxOpIDLen:
 			return nil, fail(http.StatusBadRequest, fmt.Sprintf("invalid: item %d's ids are longer than the vat's limits", i))
 		}
-		ops = append(ops, op)
+		ops = append(ops, m)
 	}
 	return ops, nil
 }
@@ -110,11 +114,11 @@ func sessionOf(title string) string {
 // apply appends the ops newer than what the share holds (order.go), in
 // batches within the vat's limits, holding the share's state so that two
 // syncs of one share never interleave their checks.
-func (d *Door) apply(ctx context.Context, sh *restored, ops []sharevat.Op) (syncAnswer, error) {
+func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswer, error) {
 	st := d.states.get(sh.info.ID)
 	defer st.mu.Unlock()
 	if !st.loaded {
-		ents, err := snapshot(ctx, sh.share)
+		ents, err := snapshot(ctx, sh.share, sh.info.Earliest)
 		if err != nil {
 			return syncAnswer{}, err
 		}
@@ -125,7 +129,16 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []sharevat.Op) (sync
 	if e, ok := d.idx.byShare(sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max {
 		return syncAnswer{}, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the share would hold more than its creation token's limit of %d bytes", e.Max))
 	}
-	for _, b := range d.batches(fresh, sh.access.Epoch) {
+	for _, part := range d.batches(fresh) {
+		b := &sharevat.Batch{BatchID: "opencode-" + part[0].op.OpID, Epoch: sh.access.Epoch}
+		if len(b.BatchID) > d.o.Limits.MaxOpIDLen {
+			b.BatchID = b.BatchID[:d.o.Limits.MaxOpIDLen]
+		}
+		for i := range part {
+			op := part[i].op
+			op.Seq = uint32(i)
+			b.Ops = append(b.Ops, op)
+		}
 		ack, err := appendBatch(ctx, sh.share, b)
 		if err != nil {
 			st.loaded = false // what the vat holds is known again from a snapshot
@@ -138,7 +151,7 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []sharevat.Op) (sync
 			st.loaded = false
 			return syncAnswer{}, rejected(ack)
 		}
-		st.applied(b.Ops)
+		st.applied(part)
 	}
 	return ans, nil
 }
@@ -153,25 +166,20 @@ func rejected(ack sharevat.Ack) error {
 	return fail(http.StatusBadRequest, "invalid: the vat refused an item")
 }
 
-// batches splits ops into batches within MaxOpsPerBatch and
-// MaxBatchBytes, with batch ids derived from their first op.
-func (d *Door) batches(ops []sharevat.Op, epoch sharevat.Epoch) []*sharevat.Batch {
-	var out []*sharevat.Batch
-	var cur *sharevat.Batch
-	size := 0
-	for i := range ops {
-		n := ops[i].Size()
-		if cur == nil || len(cur.Ops) >= d.o.Limits.MaxOpsPerBatch || size+n > d.o.Limits.MaxBatchBytes-256 {
-			cur = &sharevat.Batch{BatchID: fmt.Sprintf("opencode-%s", ops[i].OpID), Epoch: epoch}
-			if len(cur.BatchID) > d.o.Limits.MaxOpIDLen {
-				cur.BatchID = cur.BatchID[:d.o.Limits.MaxOpIDLen]
-			}
-			out = append(out, cur)
-			size = len(cur.BatchID)
+// batches splits ms into runs within MaxOpsPerBatch and MaxBatchBytes.
+func (d *Door) batches(ms []mapped) [][]mapped {
+	var out [][]mapped
+	start, size := 0, 0
+	for i := range ms {
+		n := ms[i].op.Size()
+		if i > start && (i-start >= d.o.Limits.MaxOpsPerBatch || size+n > d.o.Limits.MaxBatchBytes-256) {
+			out = append(out, ms[start:i])
+			start, size = i, 0
 		}
-		cur.Ops = append(cur.Ops, ops[i])
-		cur.Ops[len(cur.Ops)-1].Seq = uint32(len(cur.Ops) - 1)
 		size += n
+	}
+	if start < len(ms) {
+		out = append(out, ms[start:])
 	}
 	return out
 }

@@ -37,6 +37,9 @@ type Config struct {
 	// creation token (serve --opencode-open); like Open, the caller
 	// checks that the listener is loopback.
 	OpencodeOpen bool
+	// OpencodeMaxBody caps a request body of the opencode door; zero:
+	// opencodeshare.DefaultMaxBody (32 MiB).
+	OpencodeMaxBody int64
 	// Origins are the browser Origins allowed to connect ("*": any;
 	// nil: the same host only).
 	Origins []string

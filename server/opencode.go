@@ -17,7 +17,7 @@ import (
 func newDoor(v *vat.Vat, pepper []byte, cfg *Config, rpcH *rpc.Handler, log *slog.Logger) (*opencodeshare.Door, error) {
 	o := opencodeshare.Options{
 		Vat: v, Pepper: pepper, Index: filepath.Join(cfg.Data, opencodeshare.IndexFile),
-		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, Limits: cfg.Limits,
+		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, Limits: cfg.Limits, MaxBody: cfg.OpencodeMaxBody,
 		Admit: rpcH.Admit, Logger: log,
 	}
 	if p := rpcH.Pool(); p != nil {

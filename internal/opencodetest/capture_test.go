@@ -129,3 +129,30 @@ func TestOpencodeAutoShareCreatesTwice(t *testing.T) {
 	t.Logf("share:auto: %d creates for one session", creates)
 	assert.Equal(t, 2, creates, "opencode 1.18.33 sends two creates")
 }
+
+// TestOpencodeDropsAFailedSync checks the claim that a sync answered
+// with an error is dropped, never retried: with every sync refused, no
+// batch (the same items, the same content) is sent twice, and the run
+// still ends well.
+func TestOpencodeDropsAFailedSync(t *testing.T) {
+	t.Parallel()
+	rec := opencodetest.NewRecorder(t)
+	rec.FailSyncs(http.StatusInternalServerError)
+	m := opencodetest.NewModel(t, opencodetest.Bash("echo hello > hello.txt"), opencodetest.Text("Done."))
+	r := opencodetest.NewRoot(t, opencodetest.Config{Model: m, EnterpriseURL: rec.URL})
+	res, _ := r.Prompt("write hello please", "--share")
+	require.NoError(t, res.Err, res.String())
+	seen := map[string]bool{}
+	syncs := 0
+	for _, c := range rec.Calls() {
+		if !strings.HasSuffix(c.Path, "/sync") {
+			continue
+		}
+		syncs++
+		assert.Equal(t, http.StatusInternalServerError, c.Status)
+		assert.False(t, seen[string(c.Body)], "a refused batch was sent again: %s", c.Body)
+		seen[string(c.Body)] = true
+	}
+	t.Logf("every sync refused: %d syncs, none sent twice", syncs)
+	assert.Greater(t, syncs, 1)
+}

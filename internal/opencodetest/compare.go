@@ -1,6 +1,10 @@
 package opencodetest
 
-import "sort"
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+)
 
 // Missing lists the keys (ItemKey form) of what e holds locally that
 // items (what a share server kept, by key) lacks: the session, each
@@ -51,4 +55,55 @@ func Extra(e Export, items map[string]Item) []string {
 	}
 	sort.Strings(extra)
 	return extra
+}
+
+// Objects maps each key of Keys(e) to its object as `opencode export`
+// shows it (the session's info, a message's info, a part).
+func Objects(e Export) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	if id, _ := e.Info["id"].(string); id != "" {
+		out["session"] = e.Info
+	}
+	for _, m := range e.Messages {
+		id, _ := m.Info["id"].(string)
+		out["message/"+id] = m.Info
+		for _, p := range m.Parts {
+			pid, _ := p["id"].(string)
+			out["part/"+id+"/"+pid] = p
+		}
+	}
+	return out
+}
+
+// Comparison is how a share server's items stand against `opencode
+// export`: of the export's session, messages and parts, how many the
+// server holds as exported (Same), holds in an earlier version
+// (Stale: opencode never sent the last change), or lacks (Missing:
+// opencode never sent it).
+type Comparison struct {
+	Total   int
+	Same    []string
+	Stale   []string
+	Missing []string
+}
+
+// Compare compares items (by ItemKey) with e.
+func Compare(e Export, items map[string]Item) Comparison {
+	var c Comparison
+	objs := Objects(e)
+	for _, k := range Keys(e) {
+		c.Total++
+		it, ok := items[k]
+		if !ok {
+			c.Missing = append(c.Missing, k)
+			continue
+		}
+		var got map[string]any
+		if json.Unmarshal(it.Data, &got) == nil && reflect.DeepEqual(got, objs[k]) {
+			c.Same = append(c.Same, k)
+		} else {
+			c.Stale = append(c.Stale, k)
+		}
+	}
+	return c
 }

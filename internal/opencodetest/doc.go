@@ -22,7 +22,9 @@
 //     returns the session id; Root.Export, Root.Import and Root.Serve
 //     (the local API, e.g. Serve.Unshare for DELETE /session/{id}/share)
 //     drive the rest. Every process runs in its own process group,
-//     bounded by RunTimeout and killed at the test's end.
+//     bounded by RunTimeout and killed at the test's end; at most Slots
+//     opencode commands run at once on the machine (a file lock), over
+//     all test processes.
 //   - NewRecorder is a logging share server speaking opencode's share
 //     API under any base path; Missing, Extra and Keys compare what a
 //     server holds with `opencode export`.

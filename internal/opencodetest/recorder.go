@@ -12,13 +12,14 @@ import (
 	"testing"
 )
 
-// Call is one request the Recorder received.
+// Call is one request a Recorder or a Proxy received, and its answer.
 type Call struct {
 	Method string
 	Path   string
 	Header http.Header
 	Body   []byte
-	Status int // what the Recorder answered
+	Status int    // the answer's status
+	Answer []byte // the answer's body (a Proxy keeps its first 64 KiB)
 }
 
 // Item is one element of a sync's data array.
@@ -44,15 +45,20 @@ type SyncBody struct {
 type Recorder struct {
 	URL string
 
-	// SyncStatus, when set, is the status every sync gets (to see what
-	// opencode does with a failed sync).
-	SyncStatus int
+	srv      *httptest.Server
+	mu       sync.Mutex
+	calls    []Call
+	shares   map[string]map[string]Item // id → key → latest item
+	n        int
+	failSync int // the status every sync gets, when not 0
+}
 
-	srv    *httptest.Server
-	mu     sync.Mutex
-	calls  []Call
-	shares map[string]map[string]Item // id → key → latest item
-	n      int
+// FailSyncs makes every later sync answer status (to see what opencode
+// does with a failed sync); 0 goes back to accepting them.
+func (r *Recorder) FailSyncs(status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failSync = status
 }
 
 // NewRecorder starts a Recorder, closed at the test's end.
@@ -88,7 +94,7 @@ func (r *Recorder) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 64<<20))
 	status, answer := r.answer(req.Method, req.URL.Path, body)
 	r.mu.Lock()
-	r.calls = append(r.calls, Call{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Body: body, Status: status})
+	r.calls = append(r.calls, Call{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Body: body, Status: status, Answer: answer})
 	r.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -142,8 +148,8 @@ func (r *Recorder) sync(id string, body []byte) (int, []byte) {
 	if !ok {
 		return http.StatusNotFound, []byte(`{"error":"not found"}`)
 	}
-	if r.SyncStatus != 0 {
-		return r.SyncStatus, []byte(`{"error":"refused by the test"}`)
+	if r.failSync != 0 {
+		return r.failSync, []byte(`{"error":"refused by the test"}`)
 	}
 	var sb SyncBody
 	if err := json.Unmarshal(body, &sb); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -124,4 +125,17 @@ func mapValues(m map[string]string) []string {
 		v = append(v, s)
 	}
 	return v
+}
+
+// Logs is the text of opencode's log files in this Root so far (where
+// it logs, among others, a share it could not create or sync).
+func (r *Root) Logs() string {
+	var b strings.Builder
+	files, _ := filepath.Glob(filepath.Join(r.LogDir(), "*.log"))
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil {
+			b.Write(data)
+		}
+	}
+	return b.String()
 }

@@ -13,9 +13,10 @@ import (
 	"time"
 )
 
-// RunTimeout bounds every opencode command a Root runs (the machine may
-// be slow and shared; a run against the mock model takes seconds).
-var RunTimeout = 3 * time.Minute
+// RunTimeout bounds every opencode command a Root runs, from the moment
+// it has a slot (see Slots). A run against the mock model takes 10 s
+// alone and minutes on a loaded machine.
+var RunTimeout = 10 * time.Minute
 
 // Result is what one opencode command printed and how it ended.
 type Result struct {
@@ -51,11 +52,16 @@ func (r *Root) Run(args ...string) Result {
 // RunContext is Run ended early (the process group SIGKILLed) when ctx
 // ends.
 func (r *Root) RunContext(ctx context.Context, args ...string) Result {
+	release, err := slot()
+	if err != nil {
+		return Result{Args: args, Err: err}
+	}
+	defer release()
 	cmd, cancel := r.command(ctx, args...)
 	defer cancel()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err = cmd.Run()
 	return Result{Args: args, Stdout: out.String(), Stderr: errb.String(), Err: err}
 }
 
@@ -146,4 +152,32 @@ func ImportedSession(stdout string) string {
 		return m[1]
 	}
 	return ""
+}
+
+// LocalShare is what opencode keeps locally of a session's share (its
+// session_share row): the server's id, secret and url.
+type LocalShare struct {
+	ID     string `json:"id"`
+	Secret string `json:"secret"`
+	URL    string `json:"url"`
+}
+
+// Share reads sessionID's share from opencode's database (`opencode db`);
+// ok is false when the session is not shared.
+func (r *Root) Share(sessionID string) (s LocalShare, ok bool, err error) {
+	if !regexp.MustCompile(`^ses_[A-Za-z0-9]+$`).MatchString(sessionID) {
+		return s, false, fmt.Errorf("opencodetest: not a session id: %q", sessionID)
+	}
+	res := r.Run("db", "--format", "json", "select id, secret, url from session_share where session_id = '"+sessionID+"'")
+	if res.Err != nil {
+		return s, false, fmt.Errorf("%s", res)
+	}
+	var rows []LocalShare
+	if err := json.Unmarshal([]byte(strings.TrimSpace(res.Stdout)), &rows); err != nil {
+		return s, false, fmt.Errorf("opencode db: %v: %s", err, res.Stdout)
+	}
+	if len(rows) == 0 {
+		return s, false, nil
+	}
+	return rows[0], true, nil
 }
