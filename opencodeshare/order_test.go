@@ -54,3 +54,4 @@ func dataOf(t *testing.T, it string) []byte {
 	require.NoError(t, jsonUnmarshal([]byte(it), &x))
 	return x.Data
 }
+
