@@ -54,4 +54,3 @@ func dataOf(t *testing.T, it string) []byte {
 	require.NoError(t, jsonUnmarshal([]byte(it), &x))
 	return x.Data
 }
-
