@@ -151,7 +151,7 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 			st.loaded = false
 			return syncAnswer{}, rejected(ack)
 		}
-		st.applied(part)
+		st.applied(appliedOf(part, ack))
 	}
 	return ans, nil
 }
@@ -180,6 +180,21 @@ func (d *Door) batches(ms []mapped) [][]mapped {
 	}
 	if start < len(ms) {
 		out = append(out, ms[start:])
+	}
+	return out
+}
+
+// appliedOf is the ops of part the vat applied: a duplicate (an item
+// sent again with content the share had before) changed nothing.
+func appliedOf(part []mapped, ack sharevat.Ack) []mapped {
+	if len(ack.Results) != len(part) {
+		return part
+	}
+	var out []mapped
+	for i, r := range ack.Results {
+		if r.Status == sharevat.StatusApplied {
+			out = append(out, part[i])
+		}
 	}
 	return out
 }
