@@ -99,7 +99,7 @@ func TestOpErrorsSayWhatIsWrong(t *testing.T) {
 // the bare open error.
 func TestMissingOpsFileIsAUsageError(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "ops.jsonl")
-	_, stderr, code := cli(t, "", []string{"SHAREVAT_TOKEN=x"}, "append", "--file", missing)
+	_, stderr, code := cliIn(t, "", []string{"SHAREVAT_TOKEN=x"}, "append", "--file", missing)
 	assert.Equal(t, 2, code, stderr)
 	line := oneLineErr(t, stderr)
 	assert.Contains(t, line, "--file")

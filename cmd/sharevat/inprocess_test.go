@@ -44,9 +44,16 @@ func cliIn(t *testing.T, stdin string, env []string, args ...string) (string, st
 func startInProcess(t *testing.T, opts servertest.Options) (*servertest.Server, string) {
 	t.Helper()
 	srv := servertest.Start(t, opts)
+	return srv, createShareIn(t, srv)
+}
+
+// createShareIn creates a share on srv with the in-process CLI, as
+// createShare does on a process, and returns its owner token.
+func createShareIn(t *testing.T, srv *servertest.Server) string {
+	t.Helper()
 	out, stderr, code := cliIn(t, "", nil, "create", "--server", srv.URL, "--token-file", filepath.Join(srv.Data, "admin.token"), "--title", "in-process")
 	if code != 0 {
 		t.Fatalf("create: exit %d: %s", code, stderr)
 	}
-	return srv, firstLine(out)
+	return firstLine(out)
 }
