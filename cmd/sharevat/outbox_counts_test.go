@@ -25,7 +25,6 @@ func i9Ops(prefix string, n int) string {
 // and the next flush has nothing to do. The counts come from the acks, not
 // from the results the outbox happens to keep.
 func TestFlushCountsEveryAckedOp(t *testing.T) {
-	t.Parallel() // its own server and outbox; mostly a client and a server waiting on each other
 	const n = 12_000
 	data := t.TempDir()
 	srv := startServer(t, data)

@@ -17,7 +17,6 @@ const i9SizeBound = 6 << 20
 // acked records do not stay in it, and the pages they held are given back
 // (the file is compacted once the flush has emptied it).
 func TestAppendLeavesASmallOutbox(t *testing.T) {
-	t.Parallel() // its own server and outbox; mostly a client and a server waiting on each other
 	const n = 20_000
 	srv := startServer(t, t.TempDir())
 	owner := createShare(t, srv)
