@@ -100,7 +100,7 @@ func TestBenchUsage(t *testing.T) {
 		{"--server", "ws://192.0.2.1:7420/rpc", "--token-file", "x"},
 		{"stray"},
 	} {
-		_, stderr, code := cli(t, "", nil, append([]string{"bench"}, args...)...)
+		_, stderr, code := cliIn(t, "", nil, append([]string{"bench"}, args...)...)
 		assert.Equal(t, 2, code, "bench %v: %s", args, stderr)
 		assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "bench %v: one line: %s", args, stderr)
 	}

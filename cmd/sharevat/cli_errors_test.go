@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sharevat/internal/servertest"
 	"sharevat/internal/vattest"
 )
 
@@ -28,6 +29,7 @@ func oneLineErr(t *testing.T, stderr string) string {
 // holds for a command that dials (read, create) and for append, which
 // stores its ops before it dials.
 func TestServerURLSaysTheFix(t *testing.T) {
+	token := vattest.WrongSecret(someToken(t)) // well-formed, never accepted: one for every case
 	for _, tc := range []struct{ url, want string }{
 		{"http://127.0.0.1:1/rpc", "use ws://127.0.0.1:1/rpc (or wss:// for https)"},
 		{"https://vat.example:443/rpc", "use wss://vat.example:443/rpc"},
@@ -37,25 +39,24 @@ func TestServerURLSaysTheFix(t *testing.T) {
 	} {
 		for _, cmd := range []string{"read", "create", "append"} {
 			t.Run(tc.url+"/"+cmd, func(t *testing.T) {
-				env := []string{"SHAREVAT_URL=" + tc.url, "SHAREVAT_TOKEN=" + vattest.WrongSecret(someToken(t))}
-				_, stderr, code := cli(t, `{"kind":"event","body":{}}`+"\n", env, cmd)
+				env := []string{"SHAREVAT_URL=" + tc.url, "SHAREVAT_TOKEN=" + token}
+				_, stderr, code := cliIn(t, `{"kind":"event","body":{}}`+"\n", env, cmd)
 				assert.Equal(t, 2, code, stderr)
 				line := oneLineErr(t, stderr)
 				assert.Contains(t, line, tc.want)
 			})
 		}
 	}
-	_, stderr, code := cli(t, "", []string{"SHAREVAT_TOKEN=x"}, "read", "--server", "http://127.0.0.1:1/rpc")
+	_, stderr, code := cliIn(t, "", []string{"SHAREVAT_TOKEN=x"}, "read", "--server", "http://127.0.0.1:1/rpc")
 	assert.Equal(t, 2, code, "--server is checked like SHAREVAT_URL: %s", stderr)
 }
 
-// someToken returns a well-formed share token minted by a real server.
+// someToken returns a well-formed share token minted by a real server
+// (in-process).
 func someToken(t *testing.T) string {
 	t.Helper()
-	srv := startServer(t, t.TempDir())
-	out, stderr, code := cli(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN_FILE=" + filepath.Join(srv.Data, "admin.token")}, "create")
-	require.Equal(t, 0, code, stderr)
-	return firstLine(out)
+	_, owner := startInProcess(t, servertest.Options{})
+	return owner
 }
 
 // TestOpErrorsSayWhatIsWrong: append's JSON Lines errors name the line
@@ -75,7 +76,7 @@ func TestOpErrorsSayWhatIsWrong(t *testing.T) {
 		{"not json\n", "line 1: not JSON"},
 		{`"hello"` + "\n", "line 1: an op must be a JSON object, got a string"},
 	} {
-		_, stderr, code := cli(t, tc.in, env, "append")
+		_, stderr, code := cliIn(t, tc.in, env, "append")
 		assert.Equal(t, 2, code, stderr)
 		line := oneLineErr(t, stderr)
 		assert.Contains(t, line, tc.want)
@@ -85,12 +86,10 @@ func TestOpErrorsSayWhatIsWrong(t *testing.T) {
 	}
 	// Blank lines are skipped: the ops after them get through to the
 	// (unreachable) server, so the failure is a dial failure, not a parse one.
-	srv := startServer(t, t.TempDir())
+	srv, owner := startInProcess(t, servertest.Options{})
 	base := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + t.TempDir()}
-	out, stderr, code := cli(t, "", append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token")), "create")
-	require.Equal(t, 0, code, stderr)
 	in := "\r\n" + ok + "   \n\t\r\n" + strings.ReplaceAll(ok, "\n", "\r\n") + "\n\n"
-	out, stderr, code = cli(t, in, append(base, "SHAREVAT_TOKEN="+firstLine(out)), "append")
+	out, stderr, code := cliIn(t, in, append(base, "SHAREVAT_TOKEN="+owner), "append")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "applied 2")
 }
@@ -100,7 +99,7 @@ func TestOpErrorsSayWhatIsWrong(t *testing.T) {
 // the bare open error.
 func TestMissingOpsFileIsAUsageError(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "ops.jsonl")
-	_, stderr, code := cli(t, "", []string{"SHAREVAT_TOKEN=x"}, "append", "--file", missing)
+	_, stderr, code := cliIn(t, "", []string{"SHAREVAT_TOKEN=x"}, "append", "--file", missing)
 	assert.Equal(t, 2, code, stderr)
 	line := oneLineErr(t, stderr)
 	assert.Contains(t, line, "--file")

@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // `CMD -h` print on stdout and exit 0; every command has a description.
 func TestHelpGoesToStdout(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
-		out, stderr, code := cli(t, "", nil, args...)
+		out, stderr, code := cliIn(t, "", nil, args...)
 		assert.Equal(t, 0, code, "%v: %s", args, stderr)
 		assert.Empty(t, stderr, "%v", args)
 		assert.Contains(t, out, "Available Commands:", "%v", args)
@@ -24,16 +23,16 @@ func TestHelpGoesToStdout(t *testing.T) {
 	cmds := []string{"serve", "create", "list", "append", "flush", "outbox", "read", "tail",
 		"snapshot", "grant", "grants", "revoke", "inspect", "version", "completion"}
 	for _, c := range cmds {
-		viaHelp, stderr, code := cli(t, "", nil, "help", c)
+		viaHelp, stderr, code := cliIn(t, "", nil, "help", c)
 		assert.Equal(t, 0, code, "help %s: %s", c, stderr)
-		viaFlag, _, code := cli(t, "", nil, c, "--help")
+		viaFlag, _, code := cliIn(t, "", nil, c, "--help")
 		assert.Equal(t, 0, code, "%s --help", c)
 		assert.Equal(t, viaHelp, viaFlag, "help %s and %s --help say the same", c, c)
 		first, _, _ := strings.Cut(viaHelp, "\n")
 		assert.NotEmpty(t, strings.TrimSpace(first), "%s has a description", c)
 		assert.Contains(t, viaHelp, "Usage:\n  sharevat "+c, "%s", c)
 	}
-	serve, _, _ := cli(t, "", nil, "help", "serve")
+	serve, _, _ := cliIn(t, "", nil, "help", "serve")
 	assert.Contains(t, serve, "Runs the vat", "serve's help says what it does")
 }
 
@@ -76,11 +75,10 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Equal(t, lines[0], strings.TrimSpace(flagOut))
 
-	// A build with VCS stamping: version shows the revision go build
-	// recorded (go version -m reads the same build info).
-	bin := filepath.Join(t.TempDir(), "sharevat")
-	build, err := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", build)
+	// A build with VCS stamping (the tests' binary: go build stamps a
+	// checkout's revision by default): version shows the revision go
+	// build recorded (go version -m reads the same build info).
+	bin := binary
 	info, err := exec.Command("go", "version", "-m", bin).Output()
 	require.NoError(t, err)
 	rev := regexp.MustCompile(`vcs\.revision=([0-9a-f]{12})`).FindStringSubmatch(string(info))

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/servertest"
 )
 
 // TestListShowsSharesWithTheirTrueHead: `sharevat list` with the admin
@@ -16,13 +18,13 @@ import (
 // after appends; no token is printed; a share token exits 3 with the
 // admin-token hint. Before, there was no `list` command (exit 2).
 func TestListShowsSharesWithTheirTrueHead(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := servertest.Start(t, servertest.Options{})
 	base := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + t.TempDir()}
 	admin := append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"))
 	ids := map[string]string{}
 	tokens := map[string]string{}
 	for _, title := range []string{"alpha", "beta"} {
-		out, stderr, code := cli(t, "", admin, "create", "--title", title, "--json")
+		out, stderr, code := cliIn(t, "", admin, "create", "--title", title, "--json")
 		require.Equal(t, 0, code, stderr)
 		var c struct{ ShareID, Token string }
 		require.NoError(t, json.Unmarshal([]byte(out), &struct {
@@ -32,10 +34,10 @@ func TestListShowsSharesWithTheirTrueHead(t *testing.T) {
 		ids[title], tokens[title] = c.ShareID, c.Token
 	}
 	ops := `{"kind":"event","body":{}}` + "\n" + `{"kind":"event","body":{}}` + "\n" + `{"kind":"event","body":{}}` + "\n"
-	_, stderr, code := cli(t, ops, append(base, "SHAREVAT_TOKEN="+tokens["alpha"]), "append")
+	_, stderr, code := cliIn(t, ops, append(base, "SHAREVAT_TOKEN="+tokens["alpha"]), "append")
 	require.Equal(t, 0, code, stderr)
 
-	out, stderr, code := cli(t, "", admin, "list")
+	out, stderr, code := cliIn(t, "", admin, "list")
 	require.Equal(t, 0, code, stderr)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 3, out)
@@ -50,7 +52,7 @@ func TestListShowsSharesWithTheirTrueHead(t *testing.T) {
 	assert.Equal(t, []string{"beta", "idle", "0"}, rows[ids["beta"]][1:4])
 	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`, rows[ids["alpha"]][4])
 
-	out, stderr, code = cli(t, "", admin, "list", "--json")
+	out, stderr, code = cliIn(t, "", admin, "list", "--json")
 	require.Equal(t, 0, code, stderr)
 	var shares []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &shares))
@@ -66,14 +68,14 @@ func TestListShowsSharesWithTheirTrueHead(t *testing.T) {
 	assert.Equal(t, "beta", byID[ids["beta"]]["title"])
 
 	for _, tok := range tokens {
-		full, _, _ := cli(t, "", admin, "list", "--json")
+		full, _, _ := cliIn(t, "", admin, "list", "--json")
 		assert.NotContains(t, full, tok[len(tok)-20:], "a token leaked")
 	}
-	_, stderr, code = cli(t, "", append(base, "SHAREVAT_TOKEN="+tokens["beta"]), "list")
+	_, stderr, code = cliIn(t, "", append(base, "SHAREVAT_TOKEN="+tokens["beta"]), "list")
 	assert.Equal(t, 3, code, stderr)
 	assert.Contains(t, stderr, "admin token")
 
-	stdout, _, code := cli(t, "", nil, "help")
+	stdout, _, code := cliIn(t, "", nil, "help")
 	assert.Equal(t, 0, code)
 	assert.Regexp(t, `(?m)^  list\s+list the shares`, stdout)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/servertest"
 )
 
 // TestCLISaysWhatToDo runs the real binary through a newcomer's usual
@@ -18,15 +20,15 @@ import (
 // op the server would refuse (caught before anything is stored), --ttl in
 // days and weeks, the tail help's timeout, and grant --link's note.
 func TestCLISaysWhatToDo(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := servertest.Start(t, servertest.Options{})
 	adminFile := filepath.Join(srv.Data, "admin.token")
 	state := t.TempDir()
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + state}
-	owner := createShare(t, srv)
+	owner := createShareIn(t, srv)
 	ownerEnv := append(env, "SHAREVAT_TOKEN="+owner)
 
 	t.Run("admin token for a share command", func(t *testing.T) {
-		_, stderr, code := cli(t, "", env, "read", "--token-file", adminFile)
+		_, stderr, code := cliIn(t, "", env, "read", "--token-file", adminFile)
 		assert.Equal(t, 3, code, stderr)
 		assert.Contains(t, stderr, "this is the server's admin token, not a share token")
 		admin, err := os.ReadFile(adminFile)
@@ -35,14 +37,14 @@ func TestCLISaysWhatToDo(t *testing.T) {
 	})
 
 	t.Run("create with no token", func(t *testing.T) {
-		_, stderr, code := cli(t, "", env, "create")
+		_, stderr, code := cliIn(t, "", env, "create")
 		assert.Equal(t, 2, code, stderr)
 		assert.Contains(t, stderr, "admin.token")
 		assert.Contains(t, stderr, "--token-file")
 	})
 
 	t.Run("pretty-printed op", func(t *testing.T) {
-		_, stderr, code := cli(t, "{\n  \"kind\": \"event\",\n  \"body\": {}\n}\n", ownerEnv, "append")
+		_, stderr, code := cliIn(t, "{\n  \"kind\": \"event\",\n  \"body\": {}\n}\n", ownerEnv, "append")
 		assert.Equal(t, 2, code, stderr)
 		assert.Contains(t, stderr, "JSON Lines, one whole JSON object per line")
 	})
@@ -54,21 +56,21 @@ func TestCLISaysWhatToDo(t *testing.T) {
 			`{"op_id":"t3","kind":"event","key":"k","body":{}}`:  `line 1: kind "event" takes no key and no delete`,
 			`{"op_id":"t4","kind":"event"}`:                      `line 1: an op of kind "event" needs a body`,
 		} {
-			_, stderr, code := cli(t, in+"\n", ownerEnv, "append")
+			_, stderr, code := cliIn(t, in+"\n", ownerEnv, "append")
 			assert.Equal(t, 2, code, stderr)
 			assert.Contains(t, stderr, want)
 		}
-		out, stderr, code := cli(t, "", ownerEnv, "outbox", "list", "--json")
+		out, stderr, code := cliIn(t, "", ownerEnv, "outbox", "list", "--json")
 		require.Equal(t, 0, code, stderr)
 		assert.NotContains(t, out, `"t1"`)
-		out, stderr, code = cli(t, "", ownerEnv, "read")
+		out, stderr, code = cliIn(t, "", ownerEnv, "read")
 		require.Equal(t, 0, code, stderr)
 		assert.Empty(t, strings.TrimSpace(out), "nothing was sent")
 	})
 
 	t.Run("ttl in days and weeks", func(t *testing.T) {
 		for ttl, want := range map[string]time.Duration{"1d": 24 * time.Hour, "2w": 14 * 24 * time.Hour, "1d12h": 36 * time.Hour} {
-			out, stderr, code := cli(t, "", ownerEnv, "grant", "--scope", "read", "--ttl", ttl, "--json")
+			out, stderr, code := cliIn(t, "", ownerEnv, "grant", "--scope", "read", "--ttl", ttl, "--json")
 			require.Equal(t, 0, code, stderr)
 			var g struct {
 				ExpiresAt time.Time `json:"expires_at"`
@@ -76,13 +78,13 @@ func TestCLISaysWhatToDo(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(out), &g), out)
 			assert.WithinDuration(t, time.Now().Add(want), g.ExpiresAt, time.Minute, ttl)
 		}
-		_, stderr, code := cli(t, "", ownerEnv, "grant", "--scope", "read", "--ttl", "3x")
+		_, stderr, code := cliIn(t, "", ownerEnv, "grant", "--scope", "read", "--ttl", "3x")
 		assert.Equal(t, 2, code, stderr)
 		assert.Contains(t, stderr, "units: s, m, h, d, w")
 	})
 
 	t.Run("tail never times out by default", func(t *testing.T) {
-		out, _, code := cli(t, "", env, "tail", "--help")
+		out, _, code := cliIn(t, "", env, "tail", "--help")
 		require.Equal(t, 0, code)
 		line := lineWith(out, "--timeout duration")
 		assert.Contains(t, line, "default: never")
@@ -90,7 +92,7 @@ func TestCLISaysWhatToDo(t *testing.T) {
 	})
 
 	t.Run("grant --link note", func(t *testing.T) {
-		_, stderr, code := cli(t, "", ownerEnv, "grant", "--scope", "read", "--link")
+		_, stderr, code := cliIn(t, "", ownerEnv, "grant", "--scope", "read", "--link")
 		require.Equal(t, 0, code, stderr)
 		assert.NotContains(t, stderr, `\n`)
 		assert.True(t, strings.HasSuffix(stderr, "session\n"), "%q", stderr)

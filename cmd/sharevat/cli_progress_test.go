@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/servertest"
 )
 
 // TestAppendSaysWhyItRetries: with nothing listening, append
@@ -20,7 +22,7 @@ func TestAppendSaysWhyItRetries(t *testing.T) {
 	require.NoError(t, ln.Close())
 	env := []string{"SHAREVAT_URL=" + url, "SHAREVAT_TOKEN=" + wellFormedToken, "SHAREVAT_STATE=" + t.TempDir(), obNoExitSleep}
 
-	_, stderr, code := cli(t, obThreeOps, env, "append", "--timeout", "1s")
+	_, stderr, code := cliIn(t, obThreeOps, env, "append", "--timeout", "1s")
 	assert.Equal(t, 1, code, stderr)
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	require.GreaterOrEqual(t, len(lines), 2, stderr)
@@ -28,7 +30,7 @@ func TestAppendSaysWhyItRetries(t *testing.T) {
 	assert.Contains(t, lines[len(lines)-1], "timed out after --timeout 1s")
 	assert.Contains(t, lines[len(lines)-1], "3 op(s) stay pending")
 
-	_, stderr, code = cli(t, "", env, "flush", "--timeout", "1s", "--quiet")
+	_, stderr, code = cliIn(t, "", env, "flush", "--timeout", "1s", "--quiet")
 	assert.Equal(t, 1, code)
 	assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "--quiet: only the error: %s", stderr)
 }
@@ -76,16 +78,15 @@ func TestOversizedOpsExit4(t *testing.T) {
 // TestAppendSaysWhatWasRedacted: the summary says how many
 // secret-shaped strings the server's privacy guard replaced.
 func TestAppendSaysWhatWasRedacted(t *testing.T) {
-	srv := startServer(t, t.TempDir())
-	owner := createShare(t, srv)
+	srv, owner := startInProcess(t, servertest.Options{})
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, obNoExitSleep}
 	leaked := `{"op_id":"m1","kind":"message","key":"msg_1","body":{"text":"my token is ` + owner + `"}}` + "\n"
-	out, stderr, code := cli(t, leaked, env, "append")
+	out, stderr, code := cliIn(t, leaked, env, "append")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "applied 1, duplicate 0, rejected 0; head is 1\n"+
 		"redacted 1 secret-shaped string(s) before storing (the share's privacy policy)\n", out)
 	assert.NotContains(t, out+stderr, owner[30:])
-	read, _, code := cli(t, "", env, "read")
+	read, _, code := cliIn(t, "", env, "read")
 	require.Equal(t, 0, code)
 	assert.Contains(t, read, "[REDACTED:sharevat-token]")
 	assert.NotContains(t, read, owner[30:])

@@ -20,7 +20,7 @@ func TestMalformedTokenIsCaughtBeforeDialling(t *testing.T) {
 		for _, cmd := range []string{"read", "create", "list", "grants"} {
 			t.Run(name+"/"+cmd, func(t *testing.T) {
 				env := []string{"SHAREVAT_URL=ws://127.0.0.1:1/rpc", "SHAREVAT_TOKEN=" + tok}
-				_, stderr, code := cli(t, "", env, cmd)
+				_, stderr, code := cliIn(t, "", env, cmd)
 				assert.Equal(t, 3, code, stderr)
 				line := oneLineErr(t, stderr)
 				assert.Contains(t, line, "malformed")

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/vattest"
+
+	"sharevat/internal/servertest"
 )
 
 // TestCreateWithShareTokenSaysWhichTokenItNeeds: `create` given a valid
@@ -18,16 +20,16 @@ import (
 // token: it may be wrong, revoked or expired". A wrong token gets the
 // very same line: nothing tells the two apart.
 func TestCreateWithShareTokenSaysWhichTokenItNeeds(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := servertest.Start(t, servertest.Options{})
 	base := []string{"SHAREVAT_URL=" + srv.URL}
-	out, stderr, code := cli(t, "", append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token")), "create", "--title", "one")
+	out, stderr, code := cliIn(t, "", append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token")), "create", "--title", "one")
 	require.Equal(t, 0, code, stderr)
 	owner := firstLine(out)
 
 	said := map[string]string{}
 	for name, tok := range map[string]string{"share token": owner, "wrong token": vattest.WrongSecret(owner)} {
 		t.Run(name, func(t *testing.T) {
-			out, stderr, code := cli(t, "", append(base, "SHAREVAT_TOKEN="+tok), "create", "--title", "two")
+			out, stderr, code := cliIn(t, "", append(base, "SHAREVAT_TOKEN="+tok), "create", "--title", "two")
 			assert.Equal(t, 3, code, stderr)
 			assert.Empty(t, out)
 			line := strings.TrimSpace(stderr)

@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/servertest"
 )
 
 // tokenRE matches a token's text (sturdyref's format, docs/design.md §4).
@@ -25,11 +26,8 @@ type delegation struct {
 	seen map[string]bool // every token printed so far
 }
 
-func newDelegation(t *testing.T, srv *server) (*delegation, string) {
-	admin, err := os.ReadFile(filepath.Join(srv.Data, "admin.token"))
-	require.NoError(t, err)
-	tok := strings.TrimSpace(string(admin))
-	return &delegation{t: t, url: srv.URL, seen: map[string]bool{tok: true}}, tok
+func newDelegation(t *testing.T, srv *servertest.Server) (*delegation, string) {
+	return &delegation{t: t, url: srv.URL, seen: map[string]bool{srv.Admin: true}}, srv.Admin
 }
 
 // run runs `sharevat args…` with token and returns stdout, stderr and the
@@ -41,7 +39,7 @@ func (d *delegation) run(token string, args ...string) (string, string, int) {
 
 func (d *delegation) runIn(stdin, token string, args ...string) (string, string, int) {
 	d.t.Helper()
-	out, stderr, code := cli(d.t, stdin, []string{"SHAREVAT_URL=" + d.url, "SHAREVAT_TOKEN=" + token}, args...)
+	out, stderr, code := cliIn(d.t, stdin, []string{"SHAREVAT_URL=" + d.url, "SHAREVAT_TOKEN=" + token}, args...)
 	d.checkLeaks(args, out, stderr)
 	return out, stderr, code
 }
@@ -118,7 +116,7 @@ func (d *delegation) grants(token string) []jsonGrant {
 // revoking C's subtree and bumping the epoch, with the exit codes of
 // docs/design.md §11.
 func TestDelegationWalkthrough(t *testing.T) {
-	d, admin := newDelegation(t, startServer(t, t.TempDir()))
+	d, admin := newDelegation(t, servertest.Start(t, servertest.Options{}))
 	a := d.mint(admin, "create", "--title", "delegation")
 
 	b := d.mint(a, "grant", "--scope", "read", "--label", "bob")
@@ -232,7 +230,7 @@ func TestDelegationUsageErrors(t *testing.T) {
 		"share without all": {"revoke", "--share", "abc"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, stderr, code := cli(t, "", env, args...)
+			out, stderr, code := cliIn(t, "", env, args...)
 			assert.Equal(t, 2, code, "%v exits 2: %s", args, stderr)
 			assert.Empty(t, out)
 			assert.NotContains(t, stderr, "svt1_", "no token echoed")
@@ -245,9 +243,9 @@ func TestDelegationUsageErrors(t *testing.T) {
 // recovers a share whose owner token is lost: the old token exits 3, the
 // printed one works.
 func TestResetOwnerCLI(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := servertest.Start(t, servertest.Options{})
 	adminEnv := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN_FILE=" + filepath.Join(srv.Data, "admin.token")}
-	out, stderr, code := cli(t, "", adminEnv, "create", "--json")
+	out, stderr, code := cliIn(t, "", adminEnv, "create", "--json")
 	require.Equal(t, 0, code, stderr)
 	var created struct{ ShareID, Token string }
 	require.NoError(t, json.Unmarshal([]byte(out), &struct {
@@ -255,16 +253,16 @@ func TestResetOwnerCLI(t *testing.T) {
 		Token   *string `json:"token"`
 	}{&created.ShareID, &created.Token}))
 
-	out, stderr, code = cli(t, "", adminEnv, "revoke", "--all", "--share", created.ShareID)
+	out, stderr, code = cliIn(t, "", adminEnv, "revoke", "--all", "--share", created.ShareID)
 	require.Equal(t, 0, code, stderr)
 	fresh := firstLine(out)
 	assert.True(t, strings.HasPrefix(fresh, "svt1_"))
 	assert.Contains(t, stderr, "epoch is now 2")
 
-	_, _, code = cli(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + created.Token}, "read")
+	_, _, code = cliIn(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + created.Token}, "read")
 	assert.Equal(t, 3, code, "the lost owner token is dead")
-	_, stderr, code = cli(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + fresh}, "read")
+	_, stderr, code = cliIn(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + fresh}, "read")
 	assert.Equal(t, 0, code, stderr)
-	_, _, code = cli(t, "", adminEnv, "revoke", "--all", "--share", "nosuchshare")
+	_, _, code = cliIn(t, "", adminEnv, "revoke", "--all", "--share", "nosuchshare")
 	assert.Equal(t, 1, code, "an unknown share is notFound")
 }

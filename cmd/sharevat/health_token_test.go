@@ -9,14 +9,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/servertest"
 )
 
 // TestHealthCommand: `sharevat health` exits 0 for a serving vat, 1
 // with the cause when nothing answers, 2 for a URL that is not http(s).
 func TestHealthCommand(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := servertest.Start(t, servertest.Options{})
 	u := "http" + strings.TrimSuffix(strings.TrimPrefix(srv.URL, "ws"), "/rpc") + "/healthz"
-	out, stderr, code := cli(t, "", nil, "health", "--url", u)
+	out, stderr, code := cliIn(t, "", nil, "health", "--url", u)
 	assert.Equal(t, 0, code, stderr)
 	assert.Equal(t, "ok\n", out)
 
@@ -24,13 +26,13 @@ func TestHealthCommand(t *testing.T) {
 	require.NoError(t, err)
 	dead := "http://" + ln.Addr().String() + "/healthz"
 	require.NoError(t, ln.Close())
-	_, stderr, code = cli(t, "", nil, "health", "--url", dead)
+	_, stderr, code = cliIn(t, "", nil, "health", "--url", dead)
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "sharevat: unhealthy: "+dead+": connection refused", strings.TrimSpace(stderr))
 
-	_, _, code = cli(t, "", nil, "health", "--url", strings.TrimSuffix(u, "/healthz")+"/nope")
+	_, _, code = cliIn(t, "", nil, "health", "--url", strings.TrimSuffix(u, "/healthz")+"/nope")
 	assert.Equal(t, 1, code, "anything but 200 is unhealthy")
-	_, _, code = cli(t, "", nil, "health", "--url", srv.URL)
+	_, _, code = cliIn(t, "", nil, "health", "--url", srv.URL)
 	assert.Equal(t, 2, code, "a ws:// URL is a usage error")
 }
 
@@ -38,18 +40,17 @@ func TestHealthCommand(t *testing.T) {
 // command line win over SHAREVAT_TOKEN (the README's walk-through
 // exports a share token, then runs list with --token-file admin.token).
 func TestTokenFlagsBeatTheEnvironment(t *testing.T) {
-	data := t.TempDir()
-	srv := startServer(t, data)
-	owner := createShare(t, srv)
+	srv, owner := startInProcess(t, servertest.Options{})
+	data := srv.Data
 	adminFile := filepath.Join(data, "admin.token")
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner}
 
-	_, stderr, code := cli(t, "", env, "list", "--token-file", adminFile)
+	_, stderr, code := cliIn(t, "", env, "list", "--token-file", adminFile)
 	assert.Equal(t, 0, code, "--token-file wins over SHAREVAT_TOKEN: %s", stderr)
 	admin, err := os.ReadFile(adminFile)
 	require.NoError(t, err)
-	_, stderr, code = cli(t, "", append(env, "SHAREVAT_TOKEN_FILE=/nonexistent"), "list", "--token", string(admin))
+	_, stderr, code = cliIn(t, "", append(env, "SHAREVAT_TOKEN_FILE=/nonexistent"), "list", "--token", string(admin))
 	assert.Equal(t, 0, code, "--token wins over SHAREVAT_TOKEN_FILE: %s", stderr)
-	_, _, code = cli(t, "", env, "list")
+	_, _, code = cliIn(t, "", env, "list")
 	assert.Equal(t, 3, code, "SHAREVAT_TOKEN is used when no flag names a token")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,24 +14,27 @@ import (
 
 	"sharevat"
 	"sharevat/client"
+	"sharevat/internal/servertest"
 )
 
-// lifecycle is a real `sharevat serve` with one share, and the
-// environments to run the CLI against it as its owner and as the admin.
+// lifecycle is the whole server in-process (internal/servertest, on
+// bbolt or PostgreSQL) with one share, and the environments to run the
+// CLI (in-process too: the subject is the commands, not the binary)
+// against it as its owner and as the admin.
 type lifecycle struct {
 	t            *testing.T
-	srv          *server
+	srv          *servertest.Server
 	owner, admin []string // environments
 	token        string   // the share's owner token
 	id           string   // the share's id
 }
 
 func newLifecycle(t *testing.T, on storeKind, title string) *lifecycle {
-	srv := on.startServer(t, t.TempDir())
+	srv := on.startInProcess(t)
 	l := &lifecycle{t: t, srv: srv}
 	base := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + t.TempDir()}
 	l.admin = append(base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"))
-	out, stderr, code := cli(t, "", l.admin, "create", "--title", title, "--json")
+	out, stderr, code := cliIn(t, "", l.admin, "create", "--title", title, "--json")
 	require.Equal(t, 0, code, stderr)
 	var c struct {
 		ShareID string `json:"share_id"`
@@ -52,7 +54,7 @@ func (l *lifecycle) as(token string) []string {
 // run runs the CLI and requires exit code want; it returns stdout.
 func (l *lifecycle) run(env []string, stdin string, want int, args ...string) (string, string) {
 	l.t.Helper()
-	out, stderr, code := cli(l.t, stdin, env, args...)
+	out, stderr, code := cliIn(l.t, stdin, env, args...)
 	require.Equal(l.t, want, code, "sharevat %s: stdout %q stderr %q", strings.Join(args, " "), out, stderr)
 	return out, stderr
 }
@@ -178,7 +180,7 @@ func testCLIListFiltersAndPages(t *testing.T, on storeKind) {
 	conn, err := client.Dial(ctx, l.srv.URL, nil)
 	require.NoError(t, err)
 	defer conn.Close()
-	admin, err := conn.RedeemAdmin(ctx, adminToken(t, l.srv))
+	admin, err := conn.RedeemAdmin(ctx, l.srv.Admin)
 	require.NoError(t, err)
 	for i := range 104 {
 		proj, title := fmt.Sprintf("p%d", i%4), fmt.Sprintf("s%d", i)
@@ -205,13 +207,6 @@ func testCLIListFiltersAndPages(t *testing.T, on storeKind) {
 	assert.Contains(t, stderr, "--status")
 	l.run(l.admin, "", 2, "list", "--parent", "not-an-id")
 	l.run(l.admin, "", 2, "list", "--limit", "-1")
-}
-
-func adminToken(t *testing.T, srv *server) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(srv.Data, "admin.token"))
-	require.NoError(t, err)
-	return strings.TrimSpace(string(b))
 }
 
 // TestCLIStatus: `status` shows the share's status and since when,

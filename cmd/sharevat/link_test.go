@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/sharepage"
+
+	"sharevat/internal/servertest"
 )
 
 // linkRE is a share page link: base, /s/#, the token.
@@ -23,7 +25,7 @@ var linkRE = regexp.MustCompile(`^(https?://[^/#]+)/s/#(svt1_[a-z2-7]{24}_[A-Za-
 // whose token reads the share; --json adds the link; any scope beyond
 // read is refused before anything is minted.
 func TestGrantLink(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := servertest.Start(t, servertest.Options{})
 	d, admin := newDelegation(t, srv)
 	owner := d.mint(admin, "create", "--title", "linked")
 
@@ -40,7 +42,7 @@ func TestGrantLink(t *testing.T) {
 	_, stderr, code = d.runIn(`{"op_id":"x","kind":"event","body":{}}`+"\n", m[2], "append")
 	assert.Equal(t, 3, code, "and only reads: %s", stderr)
 
-	out, stderr, code = cli(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner}, "grant", "--scope", "read", "--link", "--json")
+	out, stderr, code = cliIn(t, "", []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner}, "grant", "--scope", "read", "--link", "--json")
 	require.Equal(t, 0, code, stderr)
 	var got struct{ Link, Token, Scope string }
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
@@ -59,7 +61,7 @@ func TestGrantLink(t *testing.T) {
 // --public-url) when it answers it; here a proxy in front of the real vat
 // serves the share page with a public URL.
 func TestGrantLinkPublicURL(t *testing.T) {
-	srv := startServer(t, t.TempDir())
+	srv := servertest.Start(t, servertest.Options{})
 	d, admin := newDelegation(t, srv)
 	owner := d.mint(admin, "create", "--title", "public")
 	vat, err := url.Parse(strings.Replace(srv.URL, "ws://", "http://", 1))
@@ -70,7 +72,7 @@ func TestGrantLinkPublicURL(t *testing.T) {
 	proxy := httptest.NewServer(mux)
 	defer proxy.Close()
 
-	out, stderr, code := cli(t, "", []string{"SHAREVAT_URL=ws" + strings.TrimPrefix(proxy.URL, "http") + "/rpc", "SHAREVAT_TOKEN=" + owner},
+	out, stderr, code := cliIn(t, "", []string{"SHAREVAT_URL=ws" + strings.TrimPrefix(proxy.URL, "http") + "/rpc", "SHAREVAT_TOKEN=" + owner},
 		"grant", "--scope", "read", "--link")
 	require.Equal(t, 0, code, stderr)
 	m := linkRE.FindStringSubmatch(strings.TrimSpace(out))

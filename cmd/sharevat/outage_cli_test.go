@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/pgtest"
+	"sharevat/internal/servertest"
 	"sharevat/internal/vattest"
+	srvconfig "sharevat/server"
 )
 
 // outage is a server whose store can be taken down and brought back.
@@ -19,19 +21,20 @@ type outage struct {
 
 // boltOutage is an in-process vat on a bbolt file wrapped to fail every
 // store call a redeem, an append or a read makes while down, as a store
-// that cannot be reached does; the CLI runs against it as a process.
+// that cannot be reached does.
 func boltOutage(t *testing.T) outage {
 	st := &vattest.DownStore{}
 	srv := vattest.Start(t, vattest.Options{Wrap: st.Wrap})
 	return outage{url: srv.URL, token: srv.MustCreate(t, "outage"), down: st.Down, up: st.Up}
 }
 
-// pgOutage is a real `sharevat serve --store postgres://…` on a
-// PostgreSQL of the test's own, stopped and started.
+// pgOutage is the whole server (in-process, as `sharevat serve --store
+// postgres://…` builds it) on a real PostgreSQL of the test's own,
+// stopped and started.
 func pgOutage(t *testing.T) outage {
 	cl := pgtest.Own(t)
-	srv := startServer(t, t.TempDir(), "--store", cl.DSN())
-	return outage{url: srv.URL, token: createShare(t, srv), down: func() { cl.Stop(t) }, up: func() { cl.Start(t) }}
+	srv, owner := startInProcess(t, servertest.Options{Config: func(c *srvconfig.Config) { c.Store = cl.DSN() }})
+	return outage{url: srv.URL, token: owner, down: func() { cl.Stop(t) }, up: func() { cl.Start(t) }}
 }
 
 // TestCLIStoreOutage: while the server's store is down, append keeps its
@@ -40,9 +43,15 @@ func pgOutage(t *testing.T) outage {
 // check (no "valid: false"); read says unavailable; tail keeps retrying
 // (saying so) until its --timeout, a normal end. Once the store is
 // back, flush sends the kept ops exactly once and inspect says valid.
+// The CLI runs in-process (its subject is what the commands say, not
+// the binary); the two stores' cases share nothing and mostly wait out
+// --timeout, so they run in parallel.
 func TestCLIStoreOutage(t *testing.T) {
 	for name, start := range map[string]func(*testing.T) outage{"bolt": boltOutage, "pg": pgOutage} {
-		t.Run(name, func(t *testing.T) { testCLIStoreOutage(t, start(t)) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testCLIStoreOutage(t, start(t))
+		})
 	}
 }
 
@@ -52,7 +61,7 @@ func testCLIStoreOutage(t *testing.T, o outage) {
 		`{"op_id":"o2","kind":"message","key":"b","body":{"n":2}}` + "\n"
 	o.down()
 
-	_, stderr, code := cli(t, ops, env, "append", "--timeout", "2s")
+	_, stderr, code := cliIn(t, ops, env, "append", "--timeout", "2s")
 	assert.Equal(t, 1, code, "append while the store is down exits 1: %s", stderr)
 	assert.Contains(t, stderr, "is unavailable: cannot check the token now")
 	assert.Contains(t, stderr, "2 op(s) are kept in the outbox")
@@ -61,28 +70,28 @@ func testCLIStoreOutage(t *testing.T, o outage) {
 		assert.NotContains(t, stderr, wrong, "append's advice")
 	}
 
-	out, stderr, code := cli(t, "", env, "inspect", "--timeout", "1s")
+	out, stderr, code := cliIn(t, "", env, "inspect", "--timeout", "1s")
 	assert.Equal(t, 1, code, "inspect while the store is down exits 1: %s", stderr)
 	assert.NotContains(t, out, "valid:", "inspect does not say whether the token is valid")
 	assert.Contains(t, stderr, "could not check whether the token is valid: the server "+o.url+" is unavailable")
 
-	_, stderr, code = cli(t, "", env, "read", "--timeout", "1s")
+	_, stderr, code = cliIn(t, "", env, "read", "--timeout", "1s")
 	assert.Equal(t, 1, code, "read while the store is down exits 1: %s", stderr)
 	assert.Contains(t, stderr, "is unavailable: cannot check the token now")
 	assert.NotContains(t, stderr, "check the token:")
 
-	_, stderr, code = cli(t, "", env, "tail", "--timeout", "1s")
+	_, stderr, code = cliIn(t, "", env, "tail", "--timeout", "1s")
 	assert.Equal(t, 0, code, "tail rides the outage out until --timeout: %s", stderr)
 	assert.Contains(t, stderr, "the server is unavailable (cannot check the token now")
 
 	o.up()
-	out, stderr, code = cli(t, "", env, "flush", "--timeout", "60s")
+	out, stderr, code = cliIn(t, "", env, "flush", "--timeout", "60s")
 	require.Equal(t, 0, code, "flush after the outage: %s", stderr)
 	assert.Contains(t, out, "applied 2, duplicate 0, rejected 0")
-	out, stderr, code = cli(t, "", env, "read")
+	out, stderr, code = cliIn(t, "", env, "read")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, 2, strings.Count(out, "\n"), "each kept op stored once: %s", out)
-	out, stderr, code = cli(t, "", env, "inspect")
+	out, stderr, code = cliIn(t, "", env, "inspect")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "valid:   true")
 }

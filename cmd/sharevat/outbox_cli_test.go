@@ -13,6 +13,8 @@ import (
 	"sharevat"
 	"sharevat/client"
 	"sharevat/sturdyref"
+
+	"sharevat/internal/servertest"
 )
 
 const obThreeOps = `{"op_id":"a","kind":"event","body":{"n":1}}
@@ -83,7 +85,8 @@ func TestAppendWaitsForABusyOutbox(t *testing.T) {
 // TestAppendStateDirectory: without --state or SHAREVAT_STATE the outbox
 // goes under $XDG_STATE_HOME/sharevat, else ~/.local/state/sharevat; the
 // directory is 0700, the file 0600, and neither its name nor its content
-// holds the token.
+// holds the token. (A process: the CLI finds the home directory in the
+// process's own environment.)
 func TestAppendStateDirectory(t *testing.T) {
 	srv := startServer(t, t.TempDir())
 	owner := createShare(t, srv)
@@ -116,23 +119,21 @@ func TestAppendStateDirectory(t *testing.T) {
 // then revoked stay pending (flush exits 3 and keeps them); flush
 // --outbox with another token of the same share sends them.
 func TestFlushWithAnotherTokenOfTheShare(t *testing.T) {
-	data := t.TempDir()
-	srv := startServer(t, data)
-	owner := createShare(t, srv)
+	srv, owner := startInProcess(t, servertest.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	m := obGrant(ctx, t, srv.URL, owner)
 	state := t.TempDir()
 	env := []string{"SHAREVAT_URL=ws://127.0.0.1:1/rpc", "SHAREVAT_STATE=" + state, obNoExitSleep}
-	_, _, code := cli(t, obThreeOps, append(env, "SHAREVAT_TOKEN="+m.Token), "append", "--timeout", "200ms")
+	_, _, code := cliIn(t, obThreeOps, append(env, "SHAREVAT_TOKEN="+m.Token), "append", "--timeout", "200ms")
 	require.Equal(t, 1, code, "no server: the ops stay pending")
 	obRevoke(ctx, t, srv.URL, owner, m.GrantID)
 
 	env = append(env, "SHAREVAT_URL="+srv.URL)
-	_, stderr, code := cli(t, "", append(env, "SHAREVAT_TOKEN="+m.Token), "flush")
+	_, stderr, code := cliIn(t, "", append(env, "SHAREVAT_TOKEN="+m.Token), "flush")
 	assert.Equal(t, 3, code, "the revoked token is refused: %s", stderr)
 	assert.Contains(t, stderr, "3 op(s) stay pending")
-	out, stderr, code := cli(t, "", append(env, "SHAREVAT_TOKEN="+owner), "flush", "--outbox", obOutboxPath(t, state, m.Token))
+	out, stderr, code := cliIn(t, "", append(env, "SHAREVAT_TOKEN="+owner), "flush", "--outbox", obOutboxPath(t, state, m.Token))
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "applied 3")
 	assert.Len(t, readAll(t, srv.URL, owner), 3)

@@ -12,6 +12,8 @@ import (
 
 	"sharevat"
 	"sharevat/sturdyref"
+
+	"sharevat/internal/servertest"
 )
 
 // outboxListing is one outbox of `outbox list --json`.
@@ -48,16 +50,15 @@ func str(v any) string {
 // lists the ops; discard needs --yes without a terminal and drops them;
 // gc removes the empty outbox of a revoked token and keeps the rest.
 func TestOutboxCommands(t *testing.T) {
-	srv := startServer(t, t.TempDir())
-	owner := createShare(t, srv)
+	srv, owner := startInProcess(t, servertest.Options{})
 	reader := i9Grant(t, srv.URL, owner, sharevat.ScopeRead)
 	state := t.TempDir()
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + state, obNoExitSleep}
 	ownerEnv, readerEnv := append(env, "SHAREVAT_TOKEN="+owner), append(env, "SHAREVAT_TOKEN="+reader)
 
-	_, stderr, code := cli(t, obThreeOps, ownerEnv, "append")
+	_, stderr, code := cliIn(t, obThreeOps, ownerEnv, "append")
 	require.Equal(t, 0, code, stderr)
-	_, _, code = cli(t, obThreeOps, readerEnv, "append")
+	_, _, code = cliIn(t, obThreeOps, readerEnv, "append")
 	require.Equal(t, 3, code, "a read token cannot append: its ops stay pending")
 
 	got := listOutboxes(t, env)
@@ -76,60 +77,60 @@ func TestOutboxCommands(t *testing.T) {
 	assert.Equal(t, ownerBox.ShareID, readerBox.ShareID)
 	assert.Positive(t, ownerBox.Size)
 
-	table, _, code := cli(t, "", env, "outbox", "list")
+	table, _, code := cliIn(t, "", env, "outbox", "list")
 	require.Equal(t, 0, code)
 	assert.Regexp(t, `(?m)^SHARE\s+GRANT\s+PENDING\s+FAILED\s+SIZE\s+LAST ERROR$`, table)
 	assert.NotContains(t, table, owner[30:], "no token secret is printed")
 
-	shown, stderr, code := cli(t, "", readerEnv, "outbox", "show")
+	shown, stderr, code := cliIn(t, "", readerEnv, "outbox", "show")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, shown, "3 pending, 0 failed")
 	assert.Len(t, regexp.MustCompile(`(?m)^\S+\s+pending\s`).FindAllString(shown, -1), 3, shown)
 	assert.Regexp(t, `(?m)^a\s+pending`, shown)
 
-	_, stderr, code = cli(t, "", readerEnv, "outbox", "discard", "--pending")
+	_, stderr, code = cliIn(t, "", readerEnv, "outbox", "discard", "--pending")
 	assert.Equal(t, 2, code, "no terminal and no --yes: nothing is discarded")
 	assert.Contains(t, stderr, "pass --yes")
-	_, stderr, code = cli(t, "", readerEnv, "outbox", "discard", "--pending", "--op", "a", "--yes")
+	_, stderr, code = cliIn(t, "", readerEnv, "outbox", "discard", "--pending", "--op", "a", "--yes")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "discarded 1 pending op(s)")
 
 	// gc keeps outboxes with pending ops, and those of live tokens.
-	out, stderr, code := cli(t, "", env, "outbox", "gc")
+	out, stderr, code := cliIn(t, "", env, "outbox", "gc")
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, strings.TrimSpace(out))
 	assert.Contains(t, stderr, "removed 0 of 2")
 
-	_, _, code = cli(t, "", env, "outbox", "discard", "--pending", "--yes", "--outbox", readerBox.Path)
+	_, _, code = cliIn(t, "", env, "outbox", "discard", "--pending", "--yes", "--outbox", readerBox.Path)
 	require.Equal(t, 0, code)
-	out, _, code = cli(t, "", env, "outbox", "gc", "--dry-run")
+	out, _, code = cliIn(t, "", env, "outbox", "gc", "--dry-run")
 	require.Equal(t, 0, code)
 	assert.Empty(t, strings.TrimSpace(out), "a permission error is not a dead token")
 
 	// Revoke the reader's grant; its next flush is refused for good.
-	_, stderr, code = cli(t, "", ownerEnv, "revoke", "--grant", obGrantID(t, reader))
+	_, stderr, code = cliIn(t, "", ownerEnv, "revoke", "--grant", obGrantID(t, reader))
 	require.Equal(t, 0, code, stderr)
-	_, _, code = cli(t, "", readerEnv, "flush")
+	_, _, code = cliIn(t, "", readerEnv, "flush")
 	require.Equal(t, 0, code, "nothing pending: nothing sent")
-	_, _, code = cli(t, obThreeOps, readerEnv, "append")
+	_, _, code = cliIn(t, obThreeOps, readerEnv, "append")
 	require.Equal(t, 3, code)
-	_, _, code = cli(t, "", readerEnv, "outbox", "discard", "--pending", "--yes")
+	_, _, code = cliIn(t, "", readerEnv, "outbox", "discard", "--pending", "--yes")
 	require.Equal(t, 0, code)
 
-	out, stderr, code = cli(t, "", env, "outbox", "gc")
+	out, stderr, code = cliIn(t, "", env, "outbox", "gc")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, readerBox.Path, strings.TrimSpace(out))
 	assert.NoFileExists(t, readerBox.Path)
 	assert.FileExists(t, ownerBox.Path)
 
-	out, _, code = cli(t, "", env, "outbox", "gc", "--empty")
+	out, _, code = cliIn(t, "", env, "outbox", "gc", "--empty")
 	require.Equal(t, 0, code)
 	assert.Equal(t, ownerBox.Path, strings.TrimSpace(out))
 	entries, err := os.ReadDir(state)
 	require.NoError(t, err)
 	assert.Empty(t, entries)
 
-	_, stderr, code = cli(t, "", env, "outbox", "show", "--grant", obGrantID(t, reader))
+	_, stderr, code = cliIn(t, "", env, "outbox", "show", "--grant", obGrantID(t, reader))
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "no outbox at")
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/servertest"
 )
 
 // obDamageBody is the body of op i of TestFlushSendsAroundDamagedRecords.
@@ -38,10 +40,11 @@ func obDamageAll(b, pat []byte, hit func(at int)) int {
 // show` names the three (op id as stored, enqueue seq); `outbox discard
 // --damaged` drops exactly them; the outbox is then clean and the three
 // ops, appended again, arrive whole. Before format 2, flush sent the
-// flipped body as it was and the flipped id as another op.
+// flipped body as it was and the flipped id as another op. The server
+// and the CLI run in-process: the subject is the outbox and what the
+// commands say, not the binary.
 func TestFlushSendsAroundDamagedRecords(t *testing.T) {
-	srv := startServer(t, t.TempDir())
-	owner := createShare(t, srv)
+	srv, owner := startInProcess(t, servertest.Options{})
 	state := t.TempDir()
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, "SHAREVAT_STATE=" + state, obNoExitSleep}
 	var in strings.Builder
@@ -49,7 +52,7 @@ func TestFlushSendsAroundDamagedRecords(t *testing.T) {
 		fmt.Fprintf(&in, `{"op_id":"d%d","kind":"event","body":%s}`+"\n", i, obDamageBody(i))
 	}
 	down := append(env[:len(env):len(env)], "SHAREVAT_URL=ws://127.0.0.1:1/rpc")
-	_, stderr, code := cli(t, in.String(), down, "append", "--timeout", "200ms", "--quiet")
+	_, stderr, code := cliIn(t, in.String(), down, "append", "--timeout", "200ms", "--quiet")
 	require.Equal(t, 1, code, stderr)
 
 	path := obOutboxPath(t, state, owner)
@@ -66,7 +69,7 @@ func TestFlushSendsAroundDamagedRecords(t *testing.T) {
 	require.Positive(t, obDamageAll(b, b64(15), func(at int) { copy(b[at+10:], noise) }))
 	require.NoError(t, os.WriteFile(path, b, 0o600))
 
-	out, stderr, code := cli(t, "", env, "flush")
+	out, stderr, code := cliIn(t, "", env, "flush")
 	assert.Equal(t, 1, code, "stdout %s stderr %s", out, stderr)
 	assert.Contains(t, out, "applied 17,")
 	assert.Contains(t, stderr, "3 damaged record(s) in the outbox "+path+" were not sent")
@@ -81,7 +84,7 @@ func TestFlushSendsAroundDamagedRecords(t *testing.T) {
 		assert.JSONEq(t, obDamageBody(i), body, "op %s carries its own body", id)
 	}
 
-	out, stderr, code = cli(t, "", env, "outbox", "show", "--json")
+	out, stderr, code = cliIn(t, "", env, "outbox", "show", "--json")
 	require.Equal(t, 0, code, stderr)
 	var show struct {
 		Outbox struct{ Pending, Damaged int }
@@ -106,10 +109,10 @@ func TestFlushSendsAroundDamagedRecords(t *testing.T) {
 		}
 	}
 
-	_, stderr, code = cli(t, "", env, "outbox", "discard", "--damaged", "--yes")
+	_, stderr, code = cliIn(t, "", env, "outbox", "discard", "--damaged", "--yes")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "discarded 3 damaged record(s) from "+path)
-	out, stderr, code = cli(t, "", env, "outbox", "show", "--json")
+	out, stderr, code = cliIn(t, "", env, "outbox", "show", "--json")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, `"damaged":0`)
 	assert.Contains(t, out, `"ops":[]`)
@@ -118,7 +121,7 @@ func TestFlushSendsAroundDamagedRecords(t *testing.T) {
 	for _, i := range []int{7, 11, 15} {
 		fmt.Fprintf(&again, `{"op_id":"d%d","kind":"event","body":%s}`+"\n", i, obDamageBody(i))
 	}
-	out, stderr, code = cli(t, again.String(), env, "append")
+	out, stderr, code = cliIn(t, again.String(), env, "append")
 	require.Equal(t, 0, code, "stdout %s stderr %s", out, stderr)
 	assert.Contains(t, out, "applied 3,")
 	sent = obReadShare(t, env)
@@ -142,7 +145,7 @@ func flipCase(b []byte) {
 // obReadShare reads the whole share: op id → body.
 func obReadShare(t *testing.T, env []string) map[string]string {
 	t.Helper()
-	out, stderr, code := cli(t, "", env, "read", "--from", "0")
+	out, stderr, code := cliIn(t, "", env, "read", "--from", "0")
 	require.Equal(t, 0, code, stderr)
 	ops := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {

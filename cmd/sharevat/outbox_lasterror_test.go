@@ -9,13 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/vattest"
+
+	"sharevat/internal/servertest"
 )
 
 // obListed runs `outbox list --json` and `outbox list` in env's state
 // directory and returns the one outbox's last_error and its table row.
 func obListed(t *testing.T, env []string) (lastError, row string) {
 	t.Helper()
-	out, stderr, code := cli(t, "", env, "outbox", "list", "--json")
+	out, stderr, code := cliIn(t, "", env, "outbox", "list", "--json")
 	require.Equal(t, 0, code, stderr)
 	var infos []struct {
 		Pending   int    `json:"pending"`
@@ -23,7 +25,7 @@ func obListed(t *testing.T, env []string) (lastError, row string) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &infos), out)
 	require.Len(t, infos, 1, out)
-	out, stderr, code = cli(t, "", env, "outbox", "list")
+	out, stderr, code = cliIn(t, "", env, "outbox", "list")
 	require.Equal(t, 0, code, stderr)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 2, out)
@@ -35,7 +37,7 @@ func obListed(t *testing.T, env []string) (lastError, row string) {
 // give up (exit code want) with the op kept pending.
 func obAppendFails(t *testing.T, env []string, want int) {
 	t.Helper()
-	_, stderr, code := cli(t, `{"op_id":"le1","kind":"event","body":{"n":1}}`+"\n", env, "append", "--timeout", "1s")
+	_, stderr, code := cliIn(t, `{"op_id":"le1","kind":"event","body":{"n":1}}`+"\n", env, "append", "--timeout", "1s")
 	require.Equal(t, want, code, stderr)
 }
 
@@ -44,8 +46,11 @@ func obAppendFails(t *testing.T, env []string, want int) {
 // set, in `outbox list` and `outbox list --json`, saying the server
 // could not be reached (never the token); a flush once the server is
 // back sends the op and clears it. On main an append that timed out
-// recorded nothing: LAST ERROR was "-".
+// recorded nothing: LAST ERROR was "-". The server is a process (it
+// stops and starts again on its address); the CLI runs in-process, as
+// in the other tests here: their subject is what the outbox records.
 func TestOutboxListShowsWhyAppendGaveUp(t *testing.T) {
+	t.Parallel() // waits out --timeout; shares nothing
 	data, addr := t.TempDir(), obFreeAddr(t)
 	srv := obStartAt(t, data, addr)
 	owner := createShare(t, srv)
@@ -61,7 +66,7 @@ func TestOutboxListShowsWhyAppendGaveUp(t *testing.T) {
 	assert.NotContains(t, last+row, owner)
 
 	srv = obStartAt(t, data, addr)
-	_, stderr, code := cli(t, "", env, "flush")
+	_, stderr, code := cliIn(t, "", env, "flush")
 	require.Equal(t, 0, code, stderr)
 	assert.Len(t, readAll(t, srv.URL, owner), 1, "the op was delivered once")
 	last, row = obListed(t, env)
@@ -74,9 +79,9 @@ func TestOutboxListShowsWhyAppendGaveUp(t *testing.T) {
 // outbox still says it got no answer before the deadline. On main:
 // nothing recorded.
 func TestOutboxLastErrorWhenNoAnswer(t *testing.T) {
+	t.Parallel() // waits out --timeout; shares nothing
 	url, _ := vattest.SilentServer(t)
-	srv := startServer(t, t.TempDir())
-	owner := createShare(t, srv) // a well-formed token; the silent server never sees it redeemed
+	owner := someToken(t) // a well-formed token; the silent server never sees it redeemed
 	env := []string{"SHAREVAT_URL=" + url, "SHAREVAT_TOKEN=" + owner, "SHAREVAT_STATE=" + t.TempDir(), obNoExitSleep}
 	obAppendFails(t, env, 1)
 
@@ -90,6 +95,7 @@ func TestOutboxLastErrorWhenNoAnswer(t *testing.T) {
 // redeem the token; append gives up and the outbox says the server is
 // unavailable; a flush once the store is back clears it.
 func TestOutboxLastErrorWhenStoreDown(t *testing.T) {
+	t.Parallel() // waits out --timeout; shares nothing
 	o := boltOutage(t)
 	env := []string{"SHAREVAT_URL=" + o.url, "SHAREVAT_TOKEN=" + o.token, "SHAREVAT_STATE=" + t.TempDir(), obNoExitSleep}
 	o.down()
@@ -100,7 +106,7 @@ func TestOutboxLastErrorWhenStoreDown(t *testing.T) {
 	assert.NotContains(t, last, o.token)
 
 	o.up()
-	_, stderr, code := cli(t, "", env, "flush")
+	_, stderr, code := cliIn(t, "", env, "flush")
 	require.Equal(t, 0, code, stderr)
 	last, _ = obListed(t, env)
 	assert.Empty(t, last)
@@ -111,19 +117,18 @@ func TestOutboxLastErrorWhenStoreDown(t *testing.T) {
 // saying which server refused it. On main it kept only the server's
 // "unauthorized: invalid or expired token".
 func TestOutboxLastErrorWhenRevoked(t *testing.T) {
-	srv := startServer(t, t.TempDir())
-	owner := createShare(t, srv)
+	srv, owner := startInProcess(t, servertest.Options{})
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, "SHAREVAT_STATE=" + t.TempDir(), obNoExitSleep}
-	_, stderr, code := cli(t, "", env, "revoke", "--all")
+	_, stderr, code := cliIn(t, "", env, "revoke", "--all")
 	require.Equal(t, 0, code, stderr)
 	obAppendFails(t, env, 3)
 	last, _ := obListed(t, env)
 	assert.Equal(t, srv.URL+" refused the token: unauthorized: invalid or expired token", last)
 	assert.NotContains(t, last, owner)
 	// gc still sees a refused token's outbox, once emptied, as garbage.
-	_, stderr, code = cli(t, "", env, "outbox", "discard", "--pending", "--yes")
+	_, stderr, code = cliIn(t, "", env, "outbox", "discard", "--pending", "--yes")
 	require.Equal(t, 0, code, stderr)
-	out, stderr, code := cli(t, "", env, "outbox", "gc", "--dry-run")
+	out, stderr, code := cliIn(t, "", env, "outbox", "gc", "--dry-run")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "outbox-", "gc would remove the refused token's empty outbox")
 }

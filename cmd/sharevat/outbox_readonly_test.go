@@ -10,6 +10,8 @@ import (
 
 	"sharevat"
 	"sharevat/client"
+
+	"sharevat/internal/servertest"
 )
 
 // TestReadOnlyTokenAppendSaysTheWayOut: an append with a
@@ -19,13 +21,12 @@ import (
 // never sends the user to a plain `sharevat flush`, which cannot succeed
 // with that token. The first way out works.
 func TestReadOnlyTokenAppendSaysTheWayOut(t *testing.T) {
-	srv := startServer(t, t.TempDir())
-	owner := createShare(t, srv)
+	srv, owner := startInProcess(t, servertest.Options{})
 	reader := i9Grant(t, srv.URL, owner, sharevat.ScopeRead)
 	state := t.TempDir()
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_STATE=" + state, obNoExitSleep}
 
-	_, stderr, code := cli(t, obThreeOps, append(env, "SHAREVAT_TOKEN="+reader), "append")
+	_, stderr, code := cliIn(t, obThreeOps, append(env, "SHAREVAT_TOKEN="+reader), "append")
 	assert.Equal(t, 3, code, stderr)
 	path := obOutboxPath(t, state, reader)
 	assert.Contains(t, stderr, "3 op(s) stay pending in the outbox "+path)
@@ -34,7 +35,7 @@ func TestReadOnlyTokenAppendSaysTheWayOut(t *testing.T) {
 	assert.NotContains(t, stderr, "run `sharevat flush`")
 	assert.NotContains(t, stderr, reader)
 
-	out, stderr, code := cli(t, "", append(env, "SHAREVAT_TOKEN="+owner), "flush", "--outbox", path)
+	out, stderr, code := cliIn(t, "", append(env, "SHAREVAT_TOKEN="+owner), "flush", "--outbox", path)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "applied 3, duplicate 0, rejected 0; head is 3")
 	assert.Len(t, readAll(t, srv.URL, owner), 3)

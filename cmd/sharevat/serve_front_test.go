@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sharevat/internal/servertest"
 )
 
 // TestServeBusyPortWritesNothing: `serve` on a port another sharevat
@@ -48,7 +50,7 @@ func TestServeBusyPortWritesNothing(t *testing.T) {
 // as plain text by default and as HTML (no script, a CSP, no-store) to a
 // browser; any other unknown path is still 404.
 func TestServeIndexPage(t *testing.T) {
-	s := startServer(t, t.TempDir())
+	s := servertest.Start(t, servertest.Options{})
 	base := "http" + strings.TrimSuffix(strings.TrimPrefix(s.URL, "ws"), "/rpc")
 
 	text, h := getIndex(t, base+"/", "")

@@ -39,20 +39,23 @@ func TestServeLogFormatJSON(t *testing.T) {
 // debug records: absent at --log-level info, present at debug.
 func TestServeConnLogsAtDebug(t *testing.T) {
 	for _, level := range []string{"info", "debug"} {
-		srv := startServer(t, t.TempDir(), "--log-level", level)
-		_, stderr, code := cli(t, "", []string{"SHAREVAT_URL=" + srv.URL,
-			"SHAREVAT_TOKEN_FILE=" + filepath.Join(srv.Data, "admin.token")}, "create", "--title", "x")
-		require.Equal(t, 0, code, stderr)
-		closed := srv.Log.WaitFor("connection closed", 5*time.Second)
-		srv.Stop(t)
-		log := srv.Log.String()
-		if level == "debug" {
-			assert.True(t, closed, log)
-			assert.Contains(t, log, `level=DEBUG msg="sharevat/rpc: connection opened"`)
-			assert.Contains(t, log, `level=DEBUG msg="sharevat/rpc: connection closed"`)
-		} else {
-			assert.NotContains(t, log, "connection opened", "at info")
-			assert.NotContains(t, log, "connection closed", "at info")
-		}
+		t.Run(level, func(t *testing.T) {
+			t.Parallel() // each its own server; info waits the 5 s out
+			srv := startServer(t, t.TempDir(), "--log-level", level)
+			_, stderr, code := cli(t, "", []string{"SHAREVAT_URL=" + srv.URL,
+				"SHAREVAT_TOKEN_FILE=" + filepath.Join(srv.Data, "admin.token")}, "create", "--title", "x")
+			require.Equal(t, 0, code, stderr)
+			closed := srv.Log.WaitFor("connection closed", 5*time.Second)
+			srv.Stop(t)
+			log := srv.Log.String()
+			if level == "debug" {
+				assert.True(t, closed, log)
+				assert.Contains(t, log, `level=DEBUG msg="sharevat/rpc: connection opened"`)
+				assert.Contains(t, log, `level=DEBUG msg="sharevat/rpc: connection closed"`)
+			} else {
+				assert.NotContains(t, log, "connection opened", "at info")
+				assert.NotContains(t, log, "connection closed", "at info")
+			}
+		})
 	}
 }

@@ -17,6 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/proctest"
+
+	"sharevat/internal/servertest"
+	srvconfig "sharevat/server"
 )
 
 // TestServeOpenBeyondLoopback: `serve --open` on a listener beyond
@@ -60,9 +63,10 @@ func TestServeOpenBeyondLoopback(t *testing.T) {
 // door, even when it names the request's Host: no page this server
 // serves has that origin. Before, /rpc and /capnweb upgraded it. Behind a
 // TLS proxy (X-Forwarded-Proto: https, or --public-url https://…) and
-// for origins listed in --origins it passes.
+// for origins listed in --origins it passes. The servers run in-process
+// (the guards are the server package's; serve only maps the flags).
 func TestServeOriginScheme(t *testing.T) {
-	s := startServer(t, t.TempDir())
+	s := servertest.Start(t, servertest.Options{})
 	host := "127.0.0.1:" + portOf(t, s.URL)
 	for _, u := range []string{s.URL, webURL(s.URL)} {
 		assert.Equal(t, http.StatusForbidden, upgrade(t, nil, u, "https://"+host, nil), "%s: https Origin on plain http", u)
@@ -79,12 +83,14 @@ func TestServeOriginScheme(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "an HTTP batch: %s", body)
 
-	public := startServer(t, t.TempDir(), "--public-url", "https://vat.example", "--origins", "https://app.example")
+	public := servertest.Start(t, servertest.Options{Config: func(c *srvconfig.Config) {
+		c.PublicURL, c.Origins = "https://vat.example", []string{"https://app.example"}
+	}})
 	assert.Equal(t, http.StatusSwitchingProtocols, upgrade(t, nil, public.URL, "https://app.example", nil), "listed in --origins")
 	assert.Equal(t, http.StatusForbidden, upgrade(t, nil, public.URL, "https://other.example", nil), "the doors' own rule still holds")
 
 	certFile, keyFile, cert := selfSigned(t, t.TempDir())
-	secure := startServer(t, t.TempDir(), "--tls-cert", certFile, "--tls-key", keyFile)
+	secure := servertest.Start(t, servertest.Options{Config: func(c *srvconfig.Config) { c.TLSCert, c.TLSKey = certFile, keyFile }})
 	roots := x509.NewCertPool()
 	roots.AddCert(cert)
 	d := &websocket.Dialer{TLSClientConfig: &tls.Config{RootCAs: roots}}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"sharevat/internal/pgtest"
+	"sharevat/internal/servertest"
+	srvconfig "sharevat/server"
 )
 
 // storeKind is where a test's `sharevat serve` keeps its vault: the
@@ -37,4 +39,16 @@ func (k storeKind) startServer(t *testing.T, data string, extra ...string) *serv
 		extra = append([]string{"--store", pgtest.DB(t)}, extra...)
 	}
 	return startServer(t, data, extra...)
+}
+
+// startInProcess is servertest.Start on the store k (a fresh database of
+// pgtest's cluster on PostgreSQL), as `sharevat serve --store` builds it.
+func (k storeKind) startInProcess(t *testing.T) *servertest.Server {
+	t.Helper()
+	var opts servertest.Options
+	if k == onPG {
+		dsn := pgtest.DB(t)
+		opts.Config = func(c *srvconfig.Config) { c.Store = dsn }
+	}
+	return servertest.Start(t, opts)
 }

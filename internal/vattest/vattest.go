@@ -206,15 +206,44 @@ func (s *Server) MustRestore(tb testing.TB, token string, url ...string) *client
 
 // SyncBuf is a log sink safe for concurrent writers.
 type SyncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed and replaced by every Write once WaitFor made it
 }
 
 // Write implements io.Writer.
 func (s *SyncBuf) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.b.Write(p)
+}
+
+// WaitFor waits up to d for the text written to contain substr, and
+// reports whether it does (as proctest.Log.WaitFor for a process's log).
+func (s *SyncBuf) WaitFor(substr string, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		found := strings.Contains(s.b.String(), substr)
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		if found {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return false
+		}
+	}
 }
 
 // String returns everything written so far.
