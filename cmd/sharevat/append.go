@@ -56,10 +56,10 @@ anything twice; re-running the same input is safe when it has op ids.`,
 			if err != nil {
 				return err
 			}
-			// --timeout bounds the sending, not the reading of the input.
-			return cf.run(func(ctx context.Context, env *Env) error {
-				return appendOps(ctx, env, &cf, &sf, ops)
-			})(ctx, env)
+			// --timeout bounds the sending, not the reading of the input
+			// nor the storing (appendOps starts it once the ops are stored).
+			cf.resolve(env)
+			return appendOps(ctx, env, &cf, &sf, ops)
 		}
 	},
 }
@@ -201,7 +201,8 @@ func opError(err error) error {
 	return fmt.Errorf("not a JSON op: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
-// appendOps stores the ops in the outbox, durably, then flushes it and
+// appendOps stores the ops in the outbox, durably, then flushes it within
+// --timeout (which starts once they are stored) and
 // reports on this run's ops (and on older pending ops sent along).
 func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, ops []sharevat.Op) error {
 	token, err := cf.theToken()
@@ -232,6 +233,8 @@ func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, o
 	older := without(before, ids)
 	t.p = newProgress(env, &sf.progress, len(ids)+len(older))
 	t.p.stored(len(ids), path)
+	ctx, cancel := withTimeout(ctx, cf.timeout)
+	defer cancel()
 	return sendAndReport(ctx, env, cf, ob, t, newRedeemer(cf, token, t), ids, older)
 }
 
