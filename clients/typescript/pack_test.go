@@ -14,6 +14,7 @@ import (
 
 	"sharevat"
 	"sharevat/client"
+	"sharevat/internal/nodetest"
 	"sharevat/internal/proctest"
 )
 
@@ -49,7 +50,7 @@ func TestGuideProgramFromPackedTarball(t *testing.T) {
 	node := needNode(t)
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		missing(t, "npm is not on PATH")
+		nodetest.Missing(t, "npm is not on PATH: the TypeScript client's packed-tarball test did not run; install Node.js >= 20 with npm")
 	}
 	install, program := guideBlocks(t)
 	require.Regexp(t, `^npm install \S+\.tgz\b`, install, "the guide's install command")

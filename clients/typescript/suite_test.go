@@ -29,42 +29,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/faultproxy"
+	"sharevat/internal/nodetest"
 	"sharevat/internal/proctest"
 )
-
-// missing skips t with a NOTICE saying what is missing, or fails it when
-// the suites are required.
-func missing(t *testing.T, what string) {
-	t.Helper()
-	msg := "NOTICE: " + what + ": the TypeScript client's suite did not run; install Node.js >= 20 and run `(cd clients/typescript && npm ci)`"
-	if os.Getenv("SHAREVAT_REQUIRE_SUITES") == "1" {
-		t.Fatal(msg + " (SHAREVAT_REQUIRE_SUITES=1: a missing toolchain fails)")
-	}
-	t.Skip(msg)
-}
 
 // needNode returns node's path once the package's node_modules are there.
 func needNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing(t, "node is not on PATH")
-	}
-	for _, dep := range []string{"capnweb", "ws", "typescript", "bun"} {
-		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
-			missing(t, "clients/typescript/node_modules/"+dep+" is missing")
-		}
-	}
-	return node
+	return nodetest.Need(t, ".", "clients/typescript", "the TypeScript client's suite", "capnweb", "ws", "typescript", "bun")
 }
 
 // compile builds the package into dist/ with the pinned TypeScript.
 func compile(t *testing.T, node string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".").CombinedOutput()
-	require.NoError(t, err, "tsc -p clients/typescript:\n%s", out)
+	nodetest.Tsc(t, node, ".", 3*time.Minute, "-p", ".")
 }
 
 // vatEnv starts a vat and a fault proxy in front of it and returns the
@@ -147,7 +125,7 @@ func TestBunSuite(t *testing.T) {
 	node := needNode(t)
 	bun := filepath.Join("node_modules", ".bin", "bun")
 	if out, err := exec.Command(bun, "--version").CombinedOutput(); err != nil {
-		missing(t, fmt.Sprintf("the bun package's binary does not run here (%v: %s)", err, out))
+		nodetest.Missing(t, fmt.Sprintf("the bun package's binary does not run here (%v: %s): the TypeScript client's Bun suite did not run; run `(cd clients/typescript && npm ci)`", err, out))
 	}
 	compile(t, node)
 	out := run(t, vatEnv(t), bun, "test", "--timeout", "120000", "./test/bun/")

@@ -24,6 +24,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"sharevat/internal/nodetest"
 	"sharevat/internal/proctest"
 )
 
@@ -31,27 +32,14 @@ import (
 // what is missing and how to get it.
 func needNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("NOTICE: node is not on PATH: the Cap'n Web Node suite and TypeScript check did not run; install Node.js >= 20 and run `npm ci` in interop/capnweb")
-	}
-	for _, dep := range []string{"capnweb", "ws", "typescript"} {
-		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
-			t.Skipf("NOTICE: interop/capnweb/node_modules/%s is missing: the Cap'n Web Node suite and TypeScript check did not run; run `(cd interop/capnweb && npm ci)`", dep)
-		}
-	}
-	return node
+	return nodetest.Need(t, ".", "interop/capnweb", "the Cap'n Web Node suite and TypeScript check", "capnweb", "ws", "typescript")
 }
 
 // TestTypeScript type-checks the declaration, the README's snippet
 // (connect.ts) and the example with the pinned TypeScript compiler.
 func TestTypeScript(t *testing.T) {
 	node := needNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", ".")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "tsc --noEmit -p interop/capnweb:\n%s", out)
+	nodetest.Tsc(t, node, ".", 2*time.Minute, "--noEmit", "-p", ".")
 }
 
 // TestNodeSuite runs test/*.test.mjs with node's test runner against a

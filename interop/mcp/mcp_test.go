@@ -21,6 +21,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"sharevat/internal/nodetest"
 	"sharevat/internal/proctest"
 )
 
@@ -28,14 +29,7 @@ import (
 // what is missing and how to get it.
 func needNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("NOTICE: node is not on PATH: the MCP Node suite did not run; install Node.js >= 20 and run `npm ci` in interop/mcp")
-	}
-	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skip("NOTICE: interop/mcp/node_modules/@modelcontextprotocol/sdk is missing: the MCP Node suite did not run; run `(cd interop/mcp && npm ci)`")
-	}
-	return node
+	return nodetest.Need(t, ".", "interop/mcp", "the MCP Node suite", "@modelcontextprotocol/sdk")
 }
 
 // TestNodeSuite runs test/*.test.mjs with node's test runner against a

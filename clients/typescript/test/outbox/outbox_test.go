@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"sharevat/internal/nodetest"
 	"sharevat/internal/proctest"
 )
 
@@ -27,26 +28,9 @@ const pkgDir = "../.."
 // test with a notice saying what is missing.
 func needNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing(t, "NOTICE: node is not on PATH: the TypeScript outbox suites did not run; install Node.js >= 20 and run `npm ci` in clients/typescript")
-	}
-	for _, dep := range []string{"capnweb", "ws", "typescript", "bun"} {
-		if _, err := os.Stat(filepath.Join(pkgDir, "node_modules", dep, "package.json")); err != nil {
-			missing(t, "NOTICE: clients/typescript/node_modules/"+dep+" is missing: the TypeScript outbox suites did not run; run `(cd clients/typescript && npm ci)`")
-		}
-	}
-	run(t, 3*time.Minute, node, filepath.Join(pkgDir, "node_modules", "typescript", "bin", "tsc"), "-p", filepath.Join(pkgDir, "tsconfig.json"))
+	node := nodetest.Need(t, pkgDir, "clients/typescript", "the TypeScript outbox suites", "capnweb", "ws", "typescript", "bun")
+	nodetest.Tsc(t, node, pkgDir, 3*time.Minute, "-p", filepath.Join(pkgDir, "tsconfig.json"))
 	return node
-}
-
-// missing skips t with msg, or fails it under SHAREVAT_REQUIRE_SUITES=1.
-func missing(t *testing.T, msg string) {
-	t.Helper()
-	if os.Getenv("SHAREVAT_REQUIRE_SUITES") == "1" {
-		t.Fatal(msg + " (SHAREVAT_REQUIRE_SUITES=1: a missing toolchain fails)")
-	}
-	t.Skip(msg)
 }
 
 // run runs a command with SHAREVAT_BIN set and fails t with its output if
