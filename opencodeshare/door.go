@@ -196,6 +196,17 @@ func (d *Door) vault(r *http.Request) schema.Vault {
 // readBody decodes the request's JSON body into v: at most MaxBody bytes
 // (413 naming the limit), counted against the memory budget while read.
 func (d *Door) readBody(r *http.Request, v any) error {
+	return d.readBodyWith(r, func(b []byte) error {
+		if err := json.Unmarshal(b, v); err != nil {
+			return fail(http.StatusBadRequest, "invalid: the body is not the JSON object this call takes")
+		}
+		return nil
+	})
+}
+
+// readBodyWith reads the request's body as readBody does and parses it
+// with parse, while the body is still counted against the budget.
+func (d *Door) readBodyWith(r *http.Request, parse func([]byte) error) error {
 	if r.ContentLength > d.o.MaxBody {
 		return tooLarge(d.o.MaxBody)
 	}
@@ -219,10 +230,7 @@ func (d *Door) readBody(r *http.Request, v any) error {
 	if len(b) == 0 {
 		return fail(http.StatusBadRequest, "invalid: a JSON body is required")
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fail(http.StatusBadRequest, "invalid: the body is not the JSON object this call takes")
-	}
-	return nil
+	return parse(b)
 }
 
 func tooLarge(limit int64) error {

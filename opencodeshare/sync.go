@@ -1,9 +1,7 @@
 package opencodeshare
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -25,23 +23,17 @@ type syncAnswer struct {
 // through the share's own Appender, after the whole body passed every
 // check (so a bad item writes nothing).
 func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
-	var in struct {
-		Secret *string         `json:"secret"`
-		Data   json.RawMessage `json:"data"`
-	}
-	if err := d.readBody(r, &in); err != nil {
+	var in syncBody
+	if err := d.readBodyWith(r, func(b []byte) (err error) { in, err = parseSync(b); return err }); err != nil {
 		return err
 	}
-	if in.Secret == nil {
+	if in.secret == nil {
 		return errUnauthorized
 	}
-	var data []item
-	if t := bytes.TrimSpace(in.Data); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &data) != nil {
-		return fail(http.StatusBadRequest, `invalid: data must be an array of items {"type","data"}`)
-	}
+	data := in.items
 	v := d.vault(r)
 	defer v.Release()
-	sh, err := d.owned(r.Context(), v, id, *in.Secret)
+	sh, err := d.owned(r.Context(), v, id, *in.secret)
 	if err != nil {
 		return err
 	}
