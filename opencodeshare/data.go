@@ -80,7 +80,7 @@ func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.Share
 	}
 	v := d.vault(r)
 	defer v.Release()
-	sh, err := d.owned(r.Context(), v, id, *in.Secret)
+	sh, err := d.owned(r.Context(), v, id, *in.Secret, sharevat.ScopeAdmin)
 	if err != nil {
 		return err
 	}

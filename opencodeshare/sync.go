@@ -33,7 +33,7 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	data := in.items
 	v := d.vault(r)
 	defer v.Release()
-	sh, err := d.owned(r.Context(), v, id, *in.secret)
+	sh, err := d.owned(r.Context(), v, id, *in.secret, sharevat.ScopeAppend)
 	if err != nil {
 		return err
 	}
@@ -54,9 +54,11 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	return nil
 }
 
-// owned restores secret and checks it is a token of share id: one 401
-// for an unknown id, a wrong secret, and a revoked one.
-func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, secret string) (*restored, error) {
+// owned restores secret and checks it is a token of share id with the
+// rights need: one 401 for an unknown id, a wrong secret, a revoked one,
+// and a token of the share without the rights (its public link, read
+// only, is no secret).
+func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, secret string, need sharevat.Scope) (*restored, error) {
 	sh, err := restore(ctx, v, secret)
 	if err != nil {
 		if domainError(err).Code == sharevat.EUnavailable {
@@ -64,7 +66,7 @@ func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, s
 		}
 		return nil, errUnauthorized
 	}
-	if sh.info.ID != id {
+	if sh.info.ID != id || !sh.access.Scope.Has(need) {
 		sh.release()
 		return nil, errUnauthorized
 	}
