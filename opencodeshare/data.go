@@ -72,7 +72,7 @@ func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.Share
 	var in struct {
 		Secret *string `json:"secret"`
 	}
-	if err := d.readBody(r, &in); err != nil {
+	if err := d.readBody(w, r, &in); err != nil {
 		return err
 	}
 	if in.Secret == nil {

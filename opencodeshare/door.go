@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"sharevat"
 	"sharevat/schema"
@@ -19,6 +21,13 @@ import (
 // DefaultMaxBody is the largest request body the door reads: a full sync
 // of a long session is several MB.
 const DefaultMaxBody = 32 << 20
+
+// DefaultBodyTimeout is the default Options.BodyTimeout.
+const DefaultBodyTimeout = 30 * time.Second
+
+// bodyRate is the slowest a long body may arrive, in bytes per second,
+// past BodyTimeout.
+const bodyRate = 64 << 10
 
 // Options configure a Door. Vat and Pepper are required.
 type Options struct {
@@ -37,6 +46,12 @@ type Options struct {
 	Limits sharevat.Limits
 	// MaxBody caps a request body; zero: DefaultMaxBody.
 	MaxBody int64
+	// BodyTimeout bounds the reading of a request body: it must arrive
+	// within BodyTimeout plus one second per 64 KiB of its declared
+	// length (408 past it); zero: DefaultBodyTimeout. A body that trickles
+	// in would otherwise hold its connection and its share of the memory
+	// budget for ever.
+	BodyTimeout time.Duration
 	// Admit counts a request against the server's connection limits
 	// (--max-conns, --max-conns-per-ip); nil: none. A nil done refuses
 	// with the refusal.
@@ -68,6 +83,9 @@ func New(o Options) (*Door, error) {
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
 	}
 	if o.Limits == (sharevat.Limits{}) {
 		o.Limits = sharevat.DefaultLimits()
@@ -195,8 +213,8 @@ func (d *Door) vault(r *http.Request) schema.Vault {
 
 // readBody decodes the request's JSON body into v: at most MaxBody bytes
 // (413 naming the limit), counted against the memory budget while read.
-func (d *Door) readBody(r *http.Request, v any) error {
-	return d.readBodyWith(r, func(b []byte) error {
+func (d *Door) readBody(w http.ResponseWriter, r *http.Request, v any) error {
+	return d.readBodyWith(w, r, func(b []byte) error {
 		if err := json.Unmarshal(b, v); err != nil {
 			return fail(http.StatusBadRequest, "invalid: the body is not the JSON object this call takes")
 		}
@@ -206,7 +224,7 @@ func (d *Door) readBody(r *http.Request, v any) error {
 
 // readBodyWith reads the request's body as readBody does and parses it
 // with parse, while the body is still counted against the budget.
-func (d *Door) readBodyWith(r *http.Request, parse func([]byte) error) error {
+func (d *Door) readBodyWith(w http.ResponseWriter, r *http.Request, parse func([]byte) error) error {
 	if r.ContentLength > d.o.MaxBody {
 		return tooLarge(d.o.MaxBody)
 	}
@@ -220,9 +238,9 @@ func (d *Door) readBodyWith(r *http.Request, parse func([]byte) error) error {
 		}
 		defer d.o.Budget.Give(charge)
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, d.o.MaxBody+1))
+	b, err := d.readAll(w, r, charge)
 	if err != nil {
-		return fail(http.StatusBadRequest, "invalid: the request body could not be read")
+		return err
 	}
 	if int64(len(b)) > d.o.MaxBody {
 		return tooLarge(d.o.MaxBody)
@@ -231,6 +249,27 @@ func (d *Door) readBodyWith(r *http.Request, parse func([]byte) error) error {
 		return fail(http.StatusBadRequest, "invalid: a JSON body is required")
 	}
 	return parse(b)
+}
+
+// readAll reads at most MaxBody+1 bytes of r's body within the body
+// timeout for a body of length n.
+func (d *Door) readAll(w http.ResponseWriter, r *http.Request, n int64) ([]byte, error) {
+	limit := d.o.BodyTimeout + time.Duration(n/bodyRate)*time.Second
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(limit)) // fails only on a writer that cannot
+	b, err := io.ReadAll(io.LimitReader(r.Body, d.o.MaxBody+1))
+	if err != nil {
+		// The rest of the body is not waited for: the connection closes
+		// after the answer (net/http would otherwise read on to reuse it).
+		w.Header().Set("Connection", "close")
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, fail(http.StatusRequestTimeout, fmt.Sprintf("invalid: the request body did not arrive within %s", limit.Round(time.Second)))
+		}
+		return nil, fail(http.StatusBadRequest, "invalid: the request body could not be read")
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	return b, nil
 }
 
 func tooLarge(limit int64) error {

@@ -24,7 +24,7 @@ type syncAnswer struct {
 // check (so a bad item writes nothing).
 func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
 	var in syncBody
-	if err := d.readBodyWith(r, func(b []byte) (err error) { in, err = parseSync(b); return err }); err != nil {
+	if err := d.readBodyWith(w, r, func(b []byte) (err error) { in, err = parseSync(b); return err }); err != nil {
 		return err
 	}
 	if in.secret == nil {

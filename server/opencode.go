@@ -18,7 +18,7 @@ func newDoor(v *vat.Vat, pepper []byte, cfg *Config, rpcH *rpc.Handler, log *slo
 	o := opencodeshare.Options{
 		Vat: v, Pepper: pepper, Index: filepath.Join(cfg.Data, opencodeshare.IndexFile),
 		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, Limits: cfg.Limits, MaxBody: cfg.OpencodeMaxBody,
-		Admit: rpcH.Admit, Logger: log,
+		BodyTimeout: cfg.Peers.AssembleTimeout, Admit: rpcH.Admit, Logger: log,
 	}
 	if p := rpcH.Pool(); p != nil {
 		o.Budget = p
