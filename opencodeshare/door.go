@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -25,10 +23,6 @@ const DefaultMaxBody = 32 << 20
 // DefaultBodyTimeout is the default Options.BodyTimeout.
 const DefaultBodyTimeout = 30 * time.Second
 
-// bodyRate is the slowest a long body may arrive, in bytes per second,
-// past BodyTimeout.
-const bodyRate = 64 << 10
-
 // Options configure a Door. Vat and Pepper are required.
 type Options struct {
 	Vat    *vat.Vat
@@ -46,11 +40,11 @@ type Options struct {
 	Limits sharevat.Limits
 	// MaxBody caps a request body; zero: DefaultMaxBody.
 	MaxBody int64
-	// BodyTimeout bounds the reading of a request body: it must arrive
-	// within BodyTimeout plus one second per 64 KiB of its declared
-	// length (408 past it); zero: DefaultBodyTimeout. A body that trickles
-	// in would otherwise hold its connection and its share of the memory
-	// budget for ever.
+	// BodyTimeout bounds the reading of a request body: its first n
+	// bytes must have arrived within BodyTimeout plus one second per
+	// 64 KiB of n (body.go; 408 past it); zero: DefaultBodyTimeout. A
+	// body that trickles in would otherwise hold its connection and its
+	// share of the memory budget for ever.
 	BodyTimeout time.Duration
 	// Admit counts a request against the server's connection limits
 	// (--max-conns, --max-conns-per-ip); nil: none. A nil done refuses
@@ -238,7 +232,7 @@ func (d *Door) readBodyWith(w http.ResponseWriter, r *http.Request, parse func([
 		}
 		defer d.o.Budget.Give(charge)
 	}
-	b, err := d.readAll(w, r, charge)
+	b, err := d.readAll(w, r)
 	if err != nil {
 		return err
 	}
@@ -249,27 +243,6 @@ func (d *Door) readBodyWith(w http.ResponseWriter, r *http.Request, parse func([
 		return fail(http.StatusBadRequest, "invalid: a JSON body is required")
 	}
 	return parse(b)
-}
-
-// readAll reads at most MaxBody+1 bytes of r's body within the body
-// timeout for a body of length n.
-func (d *Door) readAll(w http.ResponseWriter, r *http.Request, n int64) ([]byte, error) {
-	limit := d.o.BodyTimeout + time.Duration(n/bodyRate)*time.Second
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(limit)) // fails only on a writer that cannot
-	b, err := io.ReadAll(io.LimitReader(r.Body, d.o.MaxBody+1))
-	if err != nil {
-		// The rest of the body is not waited for: the connection closes
-		// after the answer (net/http would otherwise read on to reuse it).
-		w.Header().Set("Connection", "close")
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, fail(http.StatusRequestTimeout, fmt.Sprintf("invalid: the request body did not arrive within %s", limit.Round(time.Second)))
-		}
-		return nil, fail(http.StatusBadRequest, "invalid: the request body could not be read")
-	}
-	_ = rc.SetReadDeadline(time.Time{})
-	return b, nil
 }
 
 func tooLarge(limit int64) error {

@@ -19,8 +19,10 @@ import (
 // TestSlowBodyIsCutOff: a peer that sends a request's headers and then
 // trickles (or withholds) its body must not hold its connection, and
 // the memory budget its declared length took, for ever. Invariant: with
-// a 1 s assemble timeout, a create whose 1,000-byte body stops after 12
-// bytes is answered 408 with a JSON error and the headers of every
+// a 1 s assemble timeout, a create that declares a 16 MiB body (within
+// the 32 MiB limit) and stops after 12 bytes is answered 408 after about
+// a second (the body must keep a pace of 64 KiB/s, not merely arrive
+// within a time its declared length buys) with a JSON error and the headers of every
 // answer, and the connection is closed; meanwhile the door serves
 // others. The wait is bounded by the client's 20 s read deadline: a
 // door without the body timeout never answers and the test fails.
@@ -33,7 +35,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 	conn, err := net.Dial("tcp", host)
 	require.NoError(t, err)
 	defer conn.Close()
-	_, err = fmt.Fprintf(conn, "POST /api/share HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"sessionID\"", host)
+	_, err = fmt.Fprintf(conn, "POST /api/share HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"sessionID\"", host, 16<<20)
 	require.NoError(t, err)
 
 	other := create(t, s.HTTP, "ses_meanwhile") // the door serves others meanwhile
@@ -46,7 +48,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	require.Equal(t, http.StatusRequestTimeout, res.StatusCode, "%s", body)
-	require.Contains(t, string(body), `"error":"invalid: the request body did not arrive within 1s"`)
+	require.Contains(t, string(body), `"error":"invalid: the request body did not arrive within 1s plus 1s per 64 KiB"`)
 	require.Equal(t, "no-store", res.Header.Get("Cache-Control"))
 	require.Equal(t, "no-referrer", res.Header.Get("Referrer-Policy"))
 	_, err = br.ReadByte()
