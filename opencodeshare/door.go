@@ -217,22 +217,16 @@ func (d *Door) readBody(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // readBodyWith reads the request's body as readBody does and parses it
-// with parse, while the body is still counted against the budget.
+// with parse, the bytes counted against the budget from their arrival
+// to the end of the parse (body.go).
 func (d *Door) readBodyWith(w http.ResponseWriter, r *http.Request, parse func([]byte) error) error {
 	if r.ContentLength > d.o.MaxBody {
 		return tooLarge(d.o.MaxBody)
 	}
-	charge := d.o.MaxBody
-	if r.ContentLength >= 0 {
-		charge = r.ContentLength
-	}
+	b, charged, err := d.readAll(w, r)
 	if d.o.Budget != nil {
-		if !d.o.Budget.Take(charge) {
-			return fail(http.StatusServiceUnavailable, "unavailable: the server's memory budget is full; retry later")
-		}
-		defer d.o.Budget.Give(charge)
+		defer d.o.Budget.Give(charged)
 	}
-	b, err := d.readAll(w, r)
 	if err != nil {
 		return err
 	}
