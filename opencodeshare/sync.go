@@ -112,11 +112,14 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 	st := d.states.get(sh.info.ID)
 	defer st.mu.Unlock()
 	if !st.loaded {
-		ents, err := snapshot(ctx, sh.share, sh.info.Earliest)
+		h := d.hold()
+		ents, err := snapshot(ctx, sh.share, sh.info.Earliest, h)
 		if err != nil {
+			h.release()
 			return syncAnswer{}, err
 		}
 		st.load(ents)
+		h.release() // the state keeps only the items' versions
 	}
 	fresh, added := st.filter(ops)
 	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
