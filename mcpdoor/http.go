@@ -39,6 +39,9 @@ type HTTPOptions struct {
 	// SessionMemory is what a session is charged; default
 	// DefaultSessionMemory.
 	SessionMemory int64
+	// BodyTimeout bounds the reading of a request's body (408 past it);
+	// default DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // tokenKey is the TokenInfo.Extra key of the request's bearer token.
@@ -72,6 +75,9 @@ func NewHTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.SessionMemory <= 0 {
 		opts.SessionMemory = DefaultSessionMemory
 	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
 	ss := &sessions{boot: opts.Bootstrap, m: map[*mcp.ServerSession]*Local{}}
 	srv := newServer(ss.source, opts.Options)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
@@ -84,7 +90,7 @@ func NewHTTPHandler(opts HTTPOptions) http.Handler {
 	})
 	lim := &limiter{srv: srv, max: opts.MaxSessions, perToken: opts.MaxSessionsPerToken,
 		memory: opts.SessionMemory, budget: opts.Budget, maxBody: opts.MaxRequestBytes, byToken: map[string]int{}}
-	return auth.RequireBearerToken(bearer, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(lim.wrap(h))
+	return auth.RequireBearerToken(bearer, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(readBodies(opts.MaxRequestBytes, opts.BodyTimeout, lim.wrap(h)))
 }
 
 // bearer accepts any non-empty token: the vat decides on the first tool

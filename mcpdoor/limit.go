@@ -74,15 +74,12 @@ func (l *limiter) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// initializes reports whether r's body (up to the request limit; a
-// longer one the SDK refuses) is an initialize, or a batch that may
-// hold one; r.Body is left to read from its start.
+// initializes reports whether r's body (read already by readBodies, up
+// to the request limit; a longer one the SDK refuses) is an initialize,
+// or a batch that may hold one; r.Body is left to read from its start.
 func (l *limiter) initializes(r *http.Request) bool {
-	b, err := io.ReadAll(io.LimitReader(r.Body, l.maxBody+1))
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
+	b, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
 	if err != nil || int64(len(b)) > l.maxBody {
 		return false
 	}

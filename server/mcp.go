@@ -21,6 +21,7 @@ func (s *Server) newMCPHandler() http.Handler {
 		Bootstrap:       func(peer string) capnp.Client { return s.vat.Bootstrap(peer) },
 		MaxRequestBytes: ReadLimit(s.cfg.Limits),
 		Logger:          s.log,
+		BodyTimeout:     s.cfg.Peers.AssembleTimeout,
 	}
 	if p := s.rpc.Pool(); p != nil {
 		o.Budget = p // each live session is charged mcpdoor.DefaultSessionMemory
