@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"sync"
 	"time"
+	"unicode"
 
 	"sharevat"
 	"sharevat/schema"
