@@ -46,3 +46,27 @@ func TestShareDataCountsAgainstMemoryBudget(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, http.StatusOK, syncRaw(t, d.base, big, itMessage).status)
 }
+
+// TestSyncItemsCountAgainstMemoryBudget: a sync holds its body, then
+// its items and the ops made of them (two more copies of the data) until
+// they are appended; all of them count in the memory budget. Invariant,
+// under a 4 MiB budget: a 2.2 MB sync (6.6 MB held) is refused 503 JSON
+// naming the budget and writes nothing; a 1 MB one is applied.
+func TestSyncItemsCountAgainstMemoryBudget(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Config: func(c *server.Config) {
+		c.OpencodeOpen = true
+		c.Peers.MemoryBudget = 4 << 20
+	}})
+	d := &door{Server: s, base: s.HTTP}
+	sh := create(t, d.base, "ses_syncmem")
+	part := func(i, n int) string {
+		return fmt.Sprintf(`{"type":"part","data":{"id":"prt_%d","messageID":"msg_1","text":"%s"}}`, i, strings.Repeat("q", n))
+	}
+	r := syncRaw(t, d.base, sh, part(1, 750<<10)+","+part(2, 750<<10)+","+part(3, 750<<10))
+	require.Equal(t, http.StatusServiceUnavailable, r.status, "%.200s", r.body)
+	require.Contains(t, string(r.body), `"error":"unavailable: the server's memory budget is full`)
+	_, got := items(t, d, sh)
+	require.Empty(t, got)
+	r = syncRaw(t, d.base, sh, part(1, 500<<10)+","+part(2, 500<<10))
+	require.Equal(t, http.StatusOK, r.status, "%.200s", r.body)
+}

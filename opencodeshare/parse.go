@@ -54,3 +54,12 @@ func parseSync(b []byte) (syncBody, error) {
 }
 
 var errNotItems = fail(http.StatusBadRequest, `invalid: data must be an array of items {"type","data"}`)
+
+// dataBytes is the bytes of the items' data.
+func (in syncBody) dataBytes() int64 {
+	n := int64(0)
+	for _, it := range in.items {
+		n += int64(len(it.Data))
+	}
+	return n
+}

@@ -24,7 +24,14 @@ type syncAnswer struct {
 // check (so a bad item writes nothing).
 func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
 	var in syncBody
-	if err := d.readBodyWith(w, r, func(b []byte) (err error) { in, err = parseSync(b); return err }); err != nil {
+	h := d.hold() // the items and the ops made of them, beside the body
+	defer h.release()
+	if err := d.readBodyWith(w, r, func(b []byte) (err error) {
+		if in, err = parseSync(b); err != nil {
+			return err
+		}
+		return h.take(2 * in.dataBytes())
+	}); err != nil {
 		return err
 	}
 	if in.secret == nil {
