@@ -28,6 +28,20 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 	// Logger gets the transport's log (never a token); nil discards it.
 	Logger *slog.Logger
+	// MaxSessions bounds the live sessions; default DefaultMaxSessions.
+	MaxSessions int
+	// MaxSessionsPerToken bounds the live sessions of one bearer token;
+	// default DefaultMaxSessionsPerToken.
+	MaxSessionsPerToken int
+	// Budget, if set, is charged SessionMemory for each live session (a
+	// new one is refused 503 when it is full); nil: none.
+	Budget Budget
+	// SessionMemory is what a session is charged; default
+	// DefaultSessionMemory.
+	SessionMemory int64
+	// BodyTimeout bounds the reading of a request's body (408 past it);
+	// default DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // tokenKey is the TokenInfo.Extra key of the request's bearer token.
@@ -40,7 +54,9 @@ const peerKey = "sharevat-peer"
 // `sharevat serve`). Every request must carry "Authorization: Bearer
 // <share token>" (401 without one); a session is bound to the token it
 // began with (the SDK answers 403 to a request of that session with
-// another). The token is redeemed on the session's first tool call and
+// another). A new session is refused 503 past MaxSessions, past
+// MaxSessionsPerToken of one token, or when Budget cannot take its
+// SessionMemory (limit.go). The token is redeemed on the session's first tool call and
 // the Share kept, so that a revoked grant fails the session's next call
 // with "revoked", as a held capability does on /rpc and /capnweb.
 func NewHTTPHandler(opts HTTPOptions) http.Handler {
@@ -49,6 +65,18 @@ func NewHTTPHandler(opts HTTPOptions) http.Handler {
 	}
 	if opts.SessionTimeout <= 0 {
 		opts.SessionTimeout = 30 * time.Minute
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessionsPerToken <= 0 {
+		opts.MaxSessionsPerToken = DefaultMaxSessionsPerToken
+	}
+	if opts.SessionMemory <= 0 {
+		opts.SessionMemory = DefaultSessionMemory
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	ss := &sessions{boot: opts.Bootstrap, m: map[*mcp.ServerSession]*Local{}}
 	srv := newServer(ss.source, opts.Options)
@@ -60,7 +88,9 @@ func NewHTTPHandler(opts HTTPOptions) http.Handler {
 		// decide which names it answers to.
 		DisableLocalhostProtection: true,
 	})
-	return auth.RequireBearerToken(bearer, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	lim := &limiter{srv: srv, max: opts.MaxSessions, perToken: opts.MaxSessionsPerToken,
+		memory: opts.SessionMemory, budget: opts.Budget, maxBody: opts.MaxRequestBytes, byToken: map[string]int{}}
+	return auth.RequireBearerToken(bearer, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(readBodies(opts.MaxRequestBytes, opts.BodyTimeout, lim.wrap(h)))
 }
 
 // bearer accepts any non-empty token: the vat decides on the first tool

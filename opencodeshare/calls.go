@@ -126,8 +126,9 @@ func appendBatch(ctx context.Context, sh schema.Share, b *sharevat.Batch) (share
 
 // snapshot reads the materialized state of sh: its Reader's snapshot,
 // or, for a share whose snapshot is over the vat's answer limit, the
-// same state folded from its log read page by page from earliest.
-func snapshot(ctx context.Context, sh schema.Share, earliest sharevat.Cursor) ([]sharevat.Entity, error) {
+// same state folded from its log read page by page from earliest. The
+// state's bytes are counted in h as they are read.
+func snapshot(ctx context.Context, sh schema.Share, earliest sharevat.Cursor, h *holding) ([]sharevat.Entity, error) {
 	rfut, rrel := sh.Reader(ctx, nil)
 	defer rrel()
 	r := rfut.Reader()
@@ -135,18 +136,32 @@ func snapshot(ctx context.Context, sh schema.Share, earliest sharevat.Cursor) ([
 	defer rel()
 	res, err := fut.Struct()
 	if err == nil {
-		return read(res.Entities, wire.ReadEntities)
+		ents, err := read(res.Entities, wire.ReadEntities)
+		if err != nil {
+			return nil, err
+		}
+		return ents, h.take(bodyBytes(ents))
 	}
 	if domainError(err).Code != sharevat.ETooLarge {
 		return nil, err
 	}
-	return fold(ctx, r, earliest)
+	return fold(ctx, r, earliest, h)
+}
+
+// bodyBytes is the bytes of the bodies of ents.
+func bodyBytes(ents []sharevat.Entity) int64 {
+	n := int64(0)
+	for _, e := range ents {
+		n += int64(len(e.Body))
+	}
+	return n
 }
 
 // fold reads the whole log of r from earliest and keeps the last op of
 // each state key (a tombstone removes it), in key order.
-func fold(ctx context.Context, r schema.Reader, earliest sharevat.Cursor) ([]sharevat.Entity, error) {
+func fold(ctx context.Context, r schema.Reader, earliest sharevat.Cursor, h *holding) ([]sharevat.Entity, error) {
 	state := map[string]sharevat.Entity{}
+	size := int64(0) // the bytes of the bodies in state
 	from := uint64(0)
 	if earliest > 1 {
 		from = uint64(earliest) - 1
@@ -172,11 +187,18 @@ func fold(ctx context.Context, r schema.Reader, earliest sharevat.Cursor) ([]sha
 				continue
 			}
 			k := stateKey(e.Kind, e.Key)
+			size -= int64(len(state[k].Body))
 			if e.Delete {
 				delete(state, k)
 				continue
 			}
 			state[k] = sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: e.Body, Cursor: e.Cursor, At: e.At}
+			size += int64(len(e.Body))
+		}
+		if size > h.n {
+			if err := h.upTo(size); err != nil {
+				return nil, err
+			}
 		}
 		if len(ents) == 0 || uint64(ents[len(ents)-1].Cursor) >= head {
 			break

@@ -30,7 +30,7 @@ func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) erro
 	var in struct {
 		SessionID string `json:"sessionID"`
 	}
-	if err := d.readBody(r, &in); err != nil {
+	if err := d.readBody(w, r, &in); err != nil {
 		return err
 	}
 	if in.SessionID == "" || len(in.SessionID) > maxSessionID {

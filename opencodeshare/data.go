@@ -26,8 +26,13 @@ func (d *Door) data(w http.ResponseWriter, r *http.Request, slug string) error {
 	if sh.access.Scope != sharevat.ScopeRead {
 		return errNoShare
 	}
-	ents, err := snapshot(r.Context(), sh.share, sh.info.Earliest)
+	h := d.hold()
+	defer h.release()
+	ents, err := snapshot(r.Context(), sh.share, sh.info.Earliest, h)
 	if err != nil {
+		return err
+	}
+	if err := h.take(answerBytes(ents)); err != nil { // the answer, besides the state
 		return err
 	}
 	writeRaw(w, http.StatusOK, itemsJSON(ents))
@@ -36,6 +41,11 @@ func (d *Door) data(w http.ResponseWriter, r *http.Request, slug string) error {
 
 // errNoShare is the answer for a slug that is not a live link.
 var errNoShare = fail(http.StatusNotFound, "notFound: no such share (unshared, revoked, or never made)")
+
+// answerBytes is about the length of itemsJSON(ents).
+func answerBytes(ents []sharevat.Entity) int64 {
+	return bodyBytes(ents) + int64(len(ents))*32 + 2
+}
 
 // itemsJSON encodes the entities of opencode's kinds as items sorted by
 // client key, each data the stored body as it is.
@@ -72,7 +82,7 @@ func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.Share
 	var in struct {
 		Secret *string `json:"secret"`
 	}
-	if err := d.readBody(r, &in); err != nil {
+	if err := d.readBody(w, r, &in); err != nil {
 		return err
 	}
 	if in.Secret == nil {
@@ -80,7 +90,7 @@ func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.Share
 	}
 	v := d.vault(r)
 	defer v.Release()
-	sh, err := d.owned(r.Context(), v, id, *in.Secret)
+	sh, err := d.owned(r.Context(), v, id, *in.Secret, sharevat.ScopeAdmin)
 	if err != nil {
 		return err
 	}

@@ -29,9 +29,11 @@
 // Errors: every failure answers a JSON object {"error": "<code>: <message>"}
 // with a 4xx (or 503 when the vat cannot answer now): 400 invalid input,
 // 401 a missing or wrong creation token or secret (one answer for an
-// unknown id, a wrong secret and a revoked one), 403 a cross-origin
+// unknown id, a wrong secret, a revoked one, and a token of the share
+// without the call's right, such as its read-only link), 403 a cross-origin
 // request, 404 a slug that is not a live link, 405 a method the route
-// lacks, 413 a body or share over a limit (the limit is in the message),
+// lacks, 408 a body that did not arrive in time (Options.BodyTimeout),
+// 413 a body or share over a limit (the limit is in the message),
 // 429 a creation token's hourly quota, 503 the server's connection
 // limits or memory budget. Every answer carries
 // Cache-Control: no-store and Referrer-Policy: no-referrer; no token ever

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"sharevat"
 	"sharevat/schema"
@@ -19,6 +19,9 @@ import (
 // DefaultMaxBody is the largest request body the door reads: a full sync
 // of a long session is several MB.
 const DefaultMaxBody = 32 << 20
+
+// DefaultBodyTimeout is the default Options.BodyTimeout.
+const DefaultBodyTimeout = 30 * time.Second
 
 // Options configure a Door. Vat and Pepper are required.
 type Options struct {
@@ -37,6 +40,12 @@ type Options struct {
 	Limits sharevat.Limits
 	// MaxBody caps a request body; zero: DefaultMaxBody.
 	MaxBody int64
+	// BodyTimeout bounds the reading of a request body: its first n
+	// bytes must have arrived within BodyTimeout plus one second per
+	// 64 KiB of n (body.go; 408 past it); zero: DefaultBodyTimeout. A
+	// body that trickles in would otherwise hold its connection and its
+	// share of the memory budget for ever.
+	BodyTimeout time.Duration
 	// Admit counts a request against the server's connection limits
 	// (--max-conns, --max-conns-per-ip); nil: none. A nil done refuses
 	// with the refusal.
@@ -68,6 +77,9 @@ func New(o Options) (*Door, error) {
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
 	}
 	if o.Limits == (sharevat.Limits{}) {
 		o.Limits = sharevat.DefaultLimits()
@@ -195,23 +207,28 @@ func (d *Door) vault(r *http.Request) schema.Vault {
 
 // readBody decodes the request's JSON body into v: at most MaxBody bytes
 // (413 naming the limit), counted against the memory budget while read.
-func (d *Door) readBody(r *http.Request, v any) error {
+func (d *Door) readBody(w http.ResponseWriter, r *http.Request, v any) error {
+	return d.readBodyWith(w, r, func(b []byte) error {
+		if err := json.Unmarshal(b, v); err != nil {
+			return fail(http.StatusBadRequest, "invalid: the body is not the JSON object this call takes")
+		}
+		return nil
+	})
+}
+
+// readBodyWith reads the request's body as readBody does and parses it
+// with parse, the bytes counted against the budget from their arrival
+// to the end of the parse (body.go).
+func (d *Door) readBodyWith(w http.ResponseWriter, r *http.Request, parse func([]byte) error) error {
 	if r.ContentLength > d.o.MaxBody {
 		return tooLarge(d.o.MaxBody)
 	}
-	charge := d.o.MaxBody
-	if r.ContentLength >= 0 {
-		charge = r.ContentLength
-	}
+	b, charged, err := d.readAll(w, r)
 	if d.o.Budget != nil {
-		if !d.o.Budget.Take(charge) {
-			return fail(http.StatusServiceUnavailable, "unavailable: the server's memory budget is full; retry later")
-		}
-		defer d.o.Budget.Give(charge)
+		defer d.o.Budget.Give(charged)
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, d.o.MaxBody+1))
 	if err != nil {
-		return fail(http.StatusBadRequest, "invalid: the request body could not be read")
+		return err
 	}
 	if int64(len(b)) > d.o.MaxBody {
 		return tooLarge(d.o.MaxBody)
@@ -219,10 +236,7 @@ func (d *Door) readBody(r *http.Request, v any) error {
 	if len(b) == 0 {
 		return fail(http.StatusBadRequest, "invalid: a JSON body is required")
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fail(http.StatusBadRequest, "invalid: the body is not the JSON object this call takes")
-	}
-	return nil
+	return parse(b)
 }
 
 func tooLarge(limit int64) error {

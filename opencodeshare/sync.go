@@ -1,9 +1,7 @@
 package opencodeshare
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -25,23 +23,24 @@ type syncAnswer struct {
 // through the share's own Appender, after the whole body passed every
 // check (so a bad item writes nothing).
 func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
-	var in struct {
-		Secret *string         `json:"secret"`
-		Data   json.RawMessage `json:"data"`
-	}
-	if err := d.readBody(r, &in); err != nil {
+	var in syncBody
+	h := d.hold() // the items and the ops made of them, beside the body
+	defer h.release()
+	if err := d.readBodyWith(w, r, func(b []byte) (err error) {
+		if in, err = parseSync(b); err != nil {
+			return err
+		}
+		return h.take(2 * in.dataBytes())
+	}); err != nil {
 		return err
 	}
-	if in.Secret == nil {
+	if in.secret == nil {
 		return errUnauthorized
 	}
-	var data []item
-	if t := bytes.TrimSpace(in.Data); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &data) != nil {
-		return fail(http.StatusBadRequest, `invalid: data must be an array of items {"type","data"}`)
-	}
+	data := in.items
 	v := d.vault(r)
 	defer v.Release()
-	sh, err := d.owned(r.Context(), v, id, *in.Secret)
+	sh, err := d.owned(r.Context(), v, id, *in.secret, sharevat.ScopeAppend)
 	if err != nil {
 		return err
 	}
@@ -62,9 +61,11 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	return nil
 }
 
-// owned restores secret and checks it is a token of share id: one 401
-// for an unknown id, a wrong secret, and a revoked one.
-func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, secret string) (*restored, error) {
+// owned restores secret and checks it is a token of share id with the
+// rights need: one 401 for an unknown id, a wrong secret, a revoked one,
+// and a token of the share without the rights (its public link, read
+// only, is no secret).
+func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, secret string, need sharevat.Scope) (*restored, error) {
 	sh, err := restore(ctx, v, secret)
 	if err != nil {
 		if domainError(err).Code == sharevat.EUnavailable {
@@ -72,7 +73,7 @@ func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, s
 		}
 		return nil, errUnauthorized
 	}
-	if sh.info.ID != id {
+	if sh.info.ID != id || !sh.access.Scope.Has(need) {
 		sh.release()
 		return nil, errUnauthorized
 	}
@@ -118,11 +119,14 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 	st := d.states.get(sh.info.ID)
 	defer st.mu.Unlock()
 	if !st.loaded {
-		ents, err := snapshot(ctx, sh.share, sh.info.Earliest)
+		h := d.hold()
+		ents, err := snapshot(ctx, sh.share, sh.info.Earliest, h)
 		if err != nil {
+			h.release()
 			return syncAnswer{}, err
 		}
 		st.load(ents)
+		h.release() // the state keeps only the items' versions
 	}
 	fresh, added := st.filter(ops)
 	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}

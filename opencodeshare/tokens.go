@@ -76,7 +76,7 @@ func (d *Door) tokens(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case id == "" && r.Method == http.MethodPost:
 		var in MintRequest
-		if err := d.readBody(r, &in); err != nil {
+		if err := d.readBody(w, r, &in); err != nil {
 			return err
 		}
 		m, err := d.o.Vat.MintCreateToken(r.Context(), admin, peer, in.Name, vat.CreateQuota{SharesPerHour: in.SharesPerHour, BytesPerShare: in.BytesPerShare})

@@ -13,14 +13,20 @@ import (
 // at /mcp (docs/mcp.md): the same vat as /rpc, each session on its own
 // bootstrap (the same registry, rights checks, quotas and live
 // revocation), each request counted against /rpc's connection limits
-// (admitted), bounded by its message size limit, and under its Origin
+// (admitted), bounded by its message size limit, its live sessions
+// bounded and charged to the memory budget, and under its Origin
 // rule (a browser page of another origin is refused 403).
 func (s *Server) newMCPHandler() http.Handler {
-	h := mcpdoor.NewHTTPHandler(mcpdoor.HTTPOptions{
+	o := mcpdoor.HTTPOptions{
 		Bootstrap:       func(peer string) capnp.Client { return s.vat.Bootstrap(peer) },
 		MaxRequestBytes: ReadLimit(s.cfg.Limits),
 		Logger:          s.log,
-	})
+		BodyTimeout:     s.cfg.Peers.AssembleTimeout,
+	}
+	if p := s.rpc.Pool(); p != nil {
+		o.Budget = p // each live session is charged mcpdoor.DefaultSessionMemory
+	}
+	h := mcpdoor.NewHTTPHandler(o)
 	origins := s.cfg.Origins
 	return admitted(s.rpc, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !rpc.OriginAllowed(origins, r) {

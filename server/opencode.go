@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -18,7 +19,7 @@ func newDoor(v *vat.Vat, pepper []byte, cfg *Config, rpcH *rpc.Handler, log *slo
 	o := opencodeshare.Options{
 		Vat: v, Pepper: pepper, Index: filepath.Join(cfg.Data, opencodeshare.IndexFile),
 		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, Limits: cfg.Limits, MaxBody: cfg.OpencodeMaxBody,
-		Admit: rpcH.Admit, Logger: log,
+		BodyTimeout: cfg.Peers.AssembleTimeout, Admit: rpcH.Admit, Logger: log,
 	}
 	if p := rpcH.Pool(); p != nil {
 		o.Budget = p
@@ -41,4 +42,43 @@ func sharePathPage(page http.Handler) http.Handler {
 		r2.URL.RawPath = ""
 		page.ServeHTTP(w, r2)
 	})
+}
+
+// doorPrefixes are the paths of the opencode door and its share page,
+// which may carry a token.
+var doorPrefixes = []string{"/opencode/", "/api/share", "/share/", opencodeshare.TokensPath}
+
+// doorPaths gives every answer on a door path the door's headers
+// (no-store, no-referrer), the Host guard's refusals included, and
+// answers a door path that is not clean (a dot segment, a doubled
+// slash) 404 itself: the mux would redirect it to its clean form,
+// repeating a creation token in Location.
+func doorPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if !hasDoorPrefix(p) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if c := path.Clean(p); c != p && c+"/" != p {
+			h.Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":"notFound: no such route"}` + "\n"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func hasDoorPrefix(p string) bool {
+	for _, pre := range doorPrefixes {
+		if strings.HasPrefix(p, pre) {
+			return true
+		}
+	}
+	return false
 }

@@ -32,7 +32,7 @@ func (s *Server) Handler(addr net.Addr) http.Handler {
 	mux.Handle(opencodeshare.TokensPath+"/", s.door.Tokens())
 	mux.HandleFunc("/{$}", index) // index.go
 	hosts, loopback := allowedHosts(s.cfg.Peers.AllowedHosts, addr.String())
-	return hostGuard(hosts, loopback, originGuard(s.cfg.Origins, publicHTTPS(s.cfg.PublicURL), mux))
+	return doorPaths(hostGuard(hosts, loopback, originGuard(s.cfg.Origins, publicHTTPS(s.cfg.PublicURL), mux))) // opencode.go
 }
 
 // healthz answers 200 "ok" while the store answers a (cheap) lookup.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"sharevat"
 	"sharevat/schema"
@@ -45,6 +46,25 @@ const creatorLabelPrefix = "create-only"
 // creatorLabel encodes a creation token's name and quota in its label.
 func creatorLabel(name string, q CreateQuota) string {
 	return fmt.Sprintf("%s shares/h=%d bytes/share=%d %s", creatorLabelPrefix, q.SharesPerHour, q.BytesPerShare, name)
+}
+
+// maxCreatorName bounds a creation token's name: its label (the name
+// and the quotas) stays within a grant label's limit.
+const maxCreatorName = 160
+
+// checkCreatorName refuses a name over maxCreatorName bytes (ETooLarge)
+// or with a character that does not print (EInvalid): it is shown in
+// every listing, and a control or bidi character would garble it there.
+func checkCreatorName(name string) error {
+	if len(name) > maxCreatorName {
+		return sharevat.Errorf(sharevat.ETooLarge, "the name is %d bytes; limit is %d", len(name), maxCreatorName)
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return sharevat.Errorf(sharevat.EInvalid, "the name holds a character that does not print")
+		}
+	}
+	return nil
 }
 
 // parseCreatorLabel decodes creatorLabel; ok is false for any other label.
@@ -111,6 +131,9 @@ func (v *Vat) MintCreateToken(ctx context.Context, adminToken, peer, name string
 		return sharevat.Minted{}, sharevat.Errorf(sharevat.EInvalid, "quotas must not be negative")
 	}
 	name = strings.Join(strings.Fields(name), " ")
+	if err := checkCreatorName(name); err != nil {
+		return sharevat.Minted{}, err
+	}
 	g, m, err := v.newGrant("", lg.g.ID, CreatorScope, 0, time.Time{}, creatorLabel(name, q), peer)
 	if err != nil {
 		return sharevat.Minted{}, err
