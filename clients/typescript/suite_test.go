@@ -5,6 +5,8 @@
 //     `node --test test/node/` on the compiled JS.
 //   - TestBunSuite: runs `bun test test/bun` with the Bun pinned in
 //     package.json (installed from npm).
+//   - TestBrowserClient (browser_test.go): the compiled package in
+//     headless Chromium, imported by a page through an import map.
 //
 // Each test starts a vat on a fresh data directory and a fault proxy
 // (internal/faultproxy) in front of it, which the suites steer over a
