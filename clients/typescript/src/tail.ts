@@ -96,6 +96,9 @@ async function follow(
   }
   const onAbort = () => sub.close();
   signal.addEventListener("abort", onAbort, { once: true });
+  // The backlog may be handed over, and the tail ended, before subscribe
+  // answered: a listener added to an aborted signal never runs.
+  if (signal.aborted) onAbort();
   const end = await sub.done;
   signal.removeEventListener("abort", onAbort);
   if (end.kind === "ended") redeemer.fail(sh, end.error);

@@ -178,3 +178,26 @@ test("tailIterator hands ops out in order and ends on break; revoking ends a tai
     conn.close();
   }
 });
+
+test("leaving a tailIterator while its subscription is still being set up ends it (30 times)", async () => {
+  const conn = await pkg.connect(url);
+  try {
+    const { owner, share } = await (await conn.redeemAdmin(adminToken)).createShare({ title: "early break" });
+    await (await share.appender()).append({ ops: Array.from({ length: 20 }, (_, i) => textOp(`b${i}`, i)) });
+    const r = new pkg.Redeemer(url, owner.token, quick);
+    try {
+      for (let round = 0; round < 30; round++) {
+        const it = pkg.tailIterator(r, 0);
+        for await (const e of it) {
+          assert.equal(e.opId, "b0");
+          break;
+        }
+        assert.equal(it.cursor, 1);
+      }
+    } finally {
+      r.close();
+    }
+  } finally {
+    conn.close();
+  }
+});
