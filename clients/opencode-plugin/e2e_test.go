@@ -46,7 +46,7 @@ func newVatWithPlugin(t *testing.T, node string, m *opencodetest.Model, rec *ope
 	}
 	root := opencodetest.NewRoot(t, cfg)
 	base := "http" + strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/rpc"), "ws")
-	root.Env = append(root.Env, "SHAREVAT_URL="+base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"))
+	root.Env = append(root.Env, "SHAREVAT_URL="+base, "SHAREVAT_TOKEN_FILE="+mintCreationToken(t, srv))
 	return &vatWithPlugin{srv: srv, base: base, root: root, cfg: cfg, node: node}
 }
 
@@ -136,7 +136,7 @@ func TestPluginSharesEveryItemOfFiveRuns(t *testing.T) {
 		require.NoError(t, res.Err, res.String())
 		if i == 0 {
 			id = sid
-			require.Contains(t, res.Stderr, "sharevat: session "+id+" is shared at "+v.base+"/s/#svt1_", res.String())
+			require.Contains(t, res.Stderr, "sharevat: session "+id+" is shared at "+v.base+"/share/", res.String())
 		}
 		require.Equal(t, id, sid, "run %d continued the session", i+1)
 	}

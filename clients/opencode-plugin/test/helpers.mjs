@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { newWebSocketRpcSession } from "capnweb";
 import { WebSocket } from "ws";
 
+globalThis.WebSocket ??= /** @type {any} */ (WebSocket); // Node 20 has none; capnweb refers to the global
+
 /** @param {string} name */
 function need(name) {
   const v = process.env[name];
@@ -16,8 +18,19 @@ function need(name) {
 
 /** The vat's base URL, http://127.0.0.1:port. */
 export const vatURL = () => need("SHAREVAT_TEST_URL");
-/** The vat's admin token. */
-export const adminToken = () => readFileSync(need("SHAREVAT_ADMIN_TOKEN_FILE"), "utf8").trim();
+/** A creation token of the vat's opencode door (`sharevat opencode-token mint`). */
+export const creationToken = () => readFileSync(need("SHAREVAT_CREATION_TOKEN_FILE"), "utf8").trim();
+
+/**
+ * Asks the door for sessionID's share as stock opencode does (POST
+ * …/opencode/<creation token>/api/share): {id, url, secret}.
+ * @param {string} sessionID
+ */
+export async function doorCreate(sessionID) {
+  const res = await fetch(`${vatURL()}/opencode/${creationToken()}/api/share`, { method: "POST", body: JSON.stringify({ sessionID }) });
+  if (!res.ok) throw new Error(`door create: ${res.status} ${await res.text()}`);
+  return res.json();
+}
 
 /** A fresh scratch directory. */
 export function scratch() {
