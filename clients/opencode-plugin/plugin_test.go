@@ -1,6 +1,7 @@
 // Package opencodeplugin_test runs the opencode plugin's Node suite
-// (test/*.test.mjs: the item mapping, the file outbox, and the flush
-// against a real vat) with node's test runner: TestNodeSuite builds the
+// (test/*.test.mjs: the item mapping, the hook, and the flush against a
+// real vat: converging with the door's share, a refused creation token, a
+// revoked share token, the vat SIGKILLed mid-flush) with node's test runner: TestNodeSuite builds the
 // real binary, runs `sharevat serve` on a fresh data directory and points
 // the suite at it. TestTypeCheck type-checks the plugin's JavaScript
 // (checkJs, strict) with the pinned TypeScript compiler.
@@ -109,6 +110,7 @@ func TestNodeSuite(t *testing.T) {
 	cmd.Env = append(os.Environ(),
 		"SHAREVAT_TEST_URL="+base,
 		"SHAREVAT_CREATION_TOKEN_FILE="+mintCreationToken(t, srv),
+		"SHAREVAT_BIN="+server.Binary(t), // test/vatkill.test.mjs starts and SIGKILLs its own vat
 	)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

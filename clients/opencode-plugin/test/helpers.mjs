@@ -42,7 +42,15 @@ export function scratch() {
  * @param {string} token
  */
 export async function readLog(token) {
-  const vault = newWebSocketRpcSession(new WebSocket(vatURL().replace(/^http/, "ws") + "/capnweb"));
+  return readLogAt(vatURL(), token);
+}
+
+/**
+ * readLog of the vat at base (http://host:port).
+ * @param {string} base @param {string} token
+ */
+export async function readLogAt(base, token) {
+  const vault = newWebSocketRpcSession(new WebSocket(base.replace(/^http/, "ws") + "/capnweb"));
   try {
     const r = await vault.restore(token);
     const reader = await r.share.reader();
