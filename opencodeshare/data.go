@@ -26,7 +26,7 @@ func (d *Door) data(w http.ResponseWriter, r *http.Request, slug string) error {
 	if sh.access.Scope != sharevat.ScopeRead {
 		return errNoShare
 	}
-	ents, err := snapshot(r.Context(), sh.share, sh.info.Earliest)
+	ents, _, err := snapshot(r.Context(), sh.share, sh.info.Earliest)
 	if err != nil {
 		return err
 	}

@@ -117,12 +117,8 @@ func sessionOf(title string) string {
 func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswer, error) {
 	st := d.states.get(sh.info.ID)
 	defer st.mu.Unlock()
-	if !st.loaded {
-		ents, err := snapshot(ctx, sh.share, sh.info.Earliest)
-		if err != nil {
-			return syncAnswer{}, err
-		}
-		st.load(ents)
+	if err := catchUp(ctx, sh, st); err != nil {
+		return syncAnswer{}, err
 	}
 	fresh, added := st.filter(ops)
 	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
@@ -154,6 +150,30 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 		st.applied(appliedOf(part, ack))
 	}
 	return ans, nil
+}
+
+// catchUp brings st up to the share's log: a snapshot when st is not
+// loaded, else the ops appended after st.head, by the door itself or by
+// any other writer of the share (the opencode plugin appends over
+// /capnweb), so that an older version opencode sends late never lands
+// after a newer one another writer stored.
+func catchUp(ctx context.Context, sh *restored, st *shareState) error {
+	if st.loaded {
+		rfut, rel := sh.share.Reader(ctx, nil)
+		head, err := readAfter(ctx, rfut.Reader(), st.head, st.seen)
+		rel()
+		if err == nil {
+			st.head = head
+			return nil
+		}
+		st.loaded = false // e.g. the log was trimmed past st.head: load again
+	}
+	ents, head, err := snapshot(ctx, sh.share, sh.info.Earliest)
+	if err != nil {
+		return err
+	}
+	st.load(ents, head)
+	return nil
 }
 
 // rejected is the error of a batch the vat refused ops of.
