@@ -24,6 +24,7 @@ import { FATAL, createShare, httpBase } from "./vat.js";
  * @property {number} [debounceMs] wait this long after an enqueue before flushing (default 50)
  * @property {boolean} [keepAlive] let waits keep the process alive (the flush command; the plugin never does)
  * @property {import("@sharevat/client/outbox").OutboxOptions} [outbox] options of each session's outbox (batch sizes, backoff, onAck)
+ * @property {(sessionID: string, ack: {results: {opId: string, status: string, cursor: number}[]}) => void} [onAck] told each ack of a session's outbox
  */
 
 /** The file that marks a session to unshare (its vat share to delete). */
@@ -58,7 +59,15 @@ export class Flusher {
       if (!/^[A-Za-z0-9_-]+$/.test(sessionID)) throw new Error(`session id ${JSON.stringify(sessionID)} is not a safe directory name`);
       const dir = this.dirOf(sessionID);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      ob = Outbox.openSync(path.join(dir, OUTBOX), { lockTimeoutMs: 5000, ...this.o.outbox });
+      const user = this.o.outbox?.onAck;
+      ob = Outbox.openSync(path.join(dir, OUTBOX), {
+        lockTimeoutMs: 5000,
+        ...this.o.outbox,
+        onAck: (b, ack) => {
+          user?.(b, ack);
+          this.o.onAck?.(sessionID, /** @type {any} */ (ack));
+        },
+      });
       this.boxes.set(sessionID, ob);
     }
     return ob;

@@ -7,7 +7,7 @@ import net from "node:net";
 import path from "node:path";
 import test from "node:test";
 import SharevatPlugin from "../src/index.js";
-import { creationToken, readLog, scratch, vatURL } from "./helpers.mjs";
+import { creationToken, doorCreate, readLog, scratch, vatURL } from "./helpers.mjs";
 
 const sid = (n) => `ses_plugin${n}`;
 const events = (id) => [
@@ -80,6 +80,29 @@ test('mode "shared" keeps only sessions opencode shares, sends what they held be
   await waitFor(() => !fs.existsSync(path.join(dir, id)));
   await assert.rejects(readLog(token), (err) => ["unauthorized", "notFound", "revoked"].includes(err.code));
   await hooks.dispose();
+});
+
+test("a version stock opencode stored first through the door does not leave the plugin's older one last: the plugin re-asserts it", async () => {
+  const id = sid(`3_${process.pid}_${Date.now()}`); // the door answers the same share for the same session
+  const running = { id: "prt_t", sessionID: id, messageID: "msg_1", type: "tool", state: { status: "running", time: { start: 5 } } };
+  const completed = { ...running, state: { status: "completed", output: "ok", time: { start: 5, end: 6 } } };
+  const door = await doorCreate(id);
+  const res = await fetch(`${vatURL()}/opencode/${creationToken()}/api/share/${door.id}/sync`, {
+    method: "POST", body: JSON.stringify({ secret: door.secret, data: [{ type: "part", data: completed }] }),
+  });
+  assert.equal(res.status, 200, await res.text());
+
+  const dir = scratch();
+  const hooks = await SharevatPlugin({}, { url: vatURL(), token: creationToken(), dir });
+  for (const part of [running, completed]) await hooks.event({ event: { type: "message.part.updated", properties: { part } } });
+  const log = await waitFor(async () => {
+    const l = await readLog(door.secret);
+    return l.length >= 3 ? l : null; // the door's completed, the plugin's running, the re-asserted completed
+  });
+  await hooks.dispose();
+  assert.deepEqual(log.at(-1).body, completed, "the share's last version of the part is the newest");
+  assert.match(log.at(-1).opId, /^opencode:part:msg_1\/prt_t:[0-9a-f]{12}~\d+$/);
+  assert.equal(new Set(log.map((e) => e.opId)).size, log.length, "no op id twice");
 });
 
 /** The session's share.json, or null. */
