@@ -24,7 +24,6 @@ import { FATAL, createShare, httpBase } from "./vat.js";
  * @property {number} [debounceMs] wait this long after an enqueue before flushing (default 50)
  * @property {boolean} [keepAlive] let waits keep the process alive (the flush command; the plugin never does)
  * @property {import("@sharevat/client/outbox").OutboxOptions} [outbox] options of each session's outbox (batch sizes, backoff, onAck)
- * @property {(sessionID: string, ack: {results: {opId: string, status: string, cursor: number}[]}) => void} [onAck] told each ack of a session's outbox
  */
 
 /** The file that marks a session to unshare (its vat share to delete). */
@@ -46,6 +45,53 @@ export class Flusher {
     /** @type {Set<string>} sessions kicked while their flush ran */
     this.again = new Set();
     this.closer = new AbortController();
+    /** @type {Map<string, Redeemer>} the Redeemer of each running flush */
+    this.redeemers = new Map();
+    /** @type {Map<string, number>} session/kind/key → the highest cursor an op of this process was applied at */
+    this.appliedAt = new Map();
+    /** @type {Map<string, Promise<void>[]>} re-asserts under way, per session */
+    this.repairs = new Map();
+  }
+
+  /**
+   * Re-asserts a key's latest version when the share's log no longer ends
+   * with it. Another writer of the share (stock opencode through the
+   * door) may have stored a version first: the plugin's older version,
+   * sent after it, is then applied, and its newer one is only a duplicate
+   * (answered with the original's earlier cursor), so the log would end
+   * with the older. The ack shows it: when the last op of a key in a
+   * batch is a duplicate below a cursor an op of the key was applied at,
+   * its body is read back from the vat and enqueued again under
+   * "<op id>~<cursor>", so it lands last.
+   * @param {string} sessionID @param {{results: {opId: string, status: string, cursor: number}[]}} ack
+   */
+  reassert(sessionID, ack) {
+    /** @type {Map<string, {opId: string, status: string, cursor: number, kind: string, key: string}>} */
+    const lastOf = new Map();
+    for (const r of ack.results ?? []) {
+      const m = /^opencode:([a-z_]+):(.*):[0-9a-f]{12}(~\d+)?$/.exec(r.opId);
+      if (!m) continue;
+      const k = `${sessionID}\u0000${m[1]}\u0000${m[2]}`;
+      const cursor = Number(r.cursor);
+      if (r.status === "applied" && cursor > (this.appliedAt.get(k) ?? 0)) this.appliedAt.set(k, cursor);
+      lastOf.set(k, { ...r, cursor, kind: m[1], key: m[2] });
+    }
+    for (const [k, r] of lastOf) {
+      const top = this.appliedAt.get(k) ?? 0;
+      if (r.status !== "duplicate" || r.cursor >= top) continue;
+      const redeemer = this.redeemers.get(sessionID);
+      if (!redeemer) continue;
+      const p = (async () => {
+        const reader = await (await redeemer.share()).reader();
+        const { ops } = await reader.read(r.cursor - 1, 1);
+        const e = ops[0];
+        if (!e || e.opId !== r.opId || e.body === undefined) return;
+        this.outbox(sessionID).enqueueSync([{ opId: `${r.opId}~${top}`, kind: r.kind, key: r.key, body: /** @type {any} */ (e.body) }]);
+      })().catch((err) => this.o.log(`sharevat: session ${sessionID}: re-asserting ${r.kind} ${r.key}: ${errText(err)}`));
+      const list = this.repairs.get(sessionID) ?? [];
+      list.push(p);
+      this.repairs.set(sessionID, list);
+    }
   }
 
   /**
@@ -65,7 +111,7 @@ export class Flusher {
         ...this.o.outbox,
         onAck: (b, ack) => {
           user?.(b, ack);
-          this.o.onAck?.(sessionID, /** @type {any} */ (ack));
+          this.reassert(sessionID, /** @type {any} */ (ack));
         },
       });
       this.boxes.set(sessionID, ob);
@@ -149,9 +195,16 @@ export class Flusher {
     if (ob.status().pending === 0) return;
     const share = await this.ensureShare(sessionID);
     const r = new Redeemer(httpBase(this.o.url), share.token, { maxBackoffMs: 10_000 });
+    this.redeemers.set(sessionID, r);
     try {
-      await ob.flush(r, { signal: this.closer.signal });
+      do {
+        await ob.flush(r, { signal: this.closer.signal });
+        const repairs = this.repairs.get(sessionID) ?? [];
+        this.repairs.delete(sessionID);
+        await Promise.all(repairs);
+      } while (ob.status().pending > 0 && !this.closer.signal.aborted);
     } finally {
+      this.redeemers.delete(sessionID);
       r.close();
     }
   }

@@ -33,15 +33,8 @@ export const SharevatPlugin = async (input, options) => {
     log("sharevat: SHAREVAT_URL and SHAREVAT_TOKEN (a creation token; or the plugin's url and token options) are not both set; not sharing");
     return {};
   }
-  /** @type {Tracker | undefined} */
-  let tracker;
-  const flusher = new Flusher({
-    url: s.url, token: s.token, dir: s.dir, log,
-    onLink: (id, link) => showLink(input, log, id, link),
-    onAck: (id, ack) => tracker?.reassert(id, ack),
-  });
-  tracker = new Tracker(flusher, s.sessions, log, input?.client);
-  const t = tracker;
+  const flusher = new Flusher({ url: s.url, token: s.token, dir: s.dir, log, onLink: (id, link) => showLink(input, log, id, link) });
+  const t = new Tracker(flusher, s.sessions, log, input?.client);
   flusher.flushAll().catch((err) => log(`sharevat: start-up flush: ${err?.message ?? err}`));
   return {
     event: async (/** @type {{event: any}} */ { event }) => t.handle(event),
@@ -86,44 +79,6 @@ class Tracker {
     this.shared = new Set();
     /** @type {Map<string, string>} session/kind/key → the last op id this process enqueued */
     this.last = new Map();
-    /** @type {Map<string, string>} session/kind/key → the body of that op */
-    this.lastBody = new Map();
-    /** @type {Map<string, number>} session/kind/key → the highest cursor an op of this process was applied at */
-    this.appliedAt = new Map();
-  }
-
-  /**
-   * Re-asserts a key's latest version when the share's log no longer ends
-   * with it. Another writer of the share (stock opencode through the door)
-   * may have stored this version first: then the plugin's own older
-   * version, sent after it, is applied, and its newer one is only a
-   * duplicate (at the original's earlier cursor), so the log would end
-   * with the older. The ack shows it (a duplicate's cursor below an
-   * applied op's of the same key): the latest version is enqueued again
-   * under a derived op id ("<op id>~<cursor>"), so it lands last.
-   * @param {string} sessionID @param {{results: {opId: string, status: string, cursor: number}[]}} ack
-   */
-  reassert(sessionID, ack) {
-    for (const r of ack.results ?? []) {
-      const m = /^opencode:([a-z_]+):(.*):[0-9a-f]{12}(~\d+)?$/.exec(r.opId);
-      if (!m) continue;
-      const k = `${sessionID}\u0000${m[1]}\u0000${m[2]}`;
-      const cursor = Number(r.cursor);
-      const top = this.appliedAt.get(k) ?? 0;
-      if (r.status === "applied") {
-        if (cursor > top) this.appliedAt.set(k, cursor);
-        continue;
-      }
-      if (r.status !== "duplicate" || cursor >= top || this.last.get(k) !== r.opId) continue;
-      const body = this.lastBody.get(k);
-      if (body === undefined) continue;
-      try {
-        this.flusher.outbox(sessionID).enqueueSync([{ opId: `${r.opId}~${top}`, kind: m[1], key: m[2], body: Buffer.from(body) }]);
-        this.flusher.kick(sessionID);
-      } catch (err) {
-        this.log(`sharevat: session ${sessionID}: re-asserting ${m[1]} ${m[2]}: ${/** @type {any} */ (err)?.message ?? err}`);
-      }
-    }
   }
 
   /**
@@ -137,7 +92,6 @@ class Tracker {
     if (this.last.get(k) === op.opId) return false;
     this.flusher.outbox(sessionID).enqueueSync([{ opId: op.opId, kind: op.kind, key: op.key, body: Buffer.from(op.body) }]);
     this.last.set(k, op.opId);
-    this.lastBody.set(k, op.body);
     return true;
   }
 
