@@ -124,11 +124,11 @@ func appendBatch(ctx context.Context, sh schema.Share, b *sharevat.Batch) (share
 	return read(res.Ack, wire.ReadAck)
 }
 
-// snapshot reads the materialized state of sh: its Reader's snapshot,
-// or, for a share whose snapshot is over the vat's answer limit, the
-// same state folded from its log read page by page from earliest. The
-// state's bytes are counted in h as they are read.
-func snapshot(ctx context.Context, sh schema.Share, earliest sharevat.Cursor, h *holding) ([]sharevat.Entity, error) {
+// snapshot reads the materialized state of sh and the cursor it is at:
+// its Reader's snapshot, or, for a share whose snapshot is over the vat's
+// answer limit, the same state folded from its log read page by page from
+// earliest. The state's bytes are counted in h as they are read.
+func snapshot(ctx context.Context, sh schema.Share, earliest sharevat.Cursor, h *holding) ([]sharevat.Entity, uint64, error) {
 	rfut, rrel := sh.Reader(ctx, nil)
 	defer rrel()
 	r := rfut.Reader()
@@ -138,12 +138,12 @@ func snapshot(ctx context.Context, sh schema.Share, earliest sharevat.Cursor, h 
 	if err == nil {
 		ents, err := read(res.Entities, wire.ReadEntities)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return ents, h.take(bodyBytes(ents))
+		return ents, res.Cursor(), h.take(bodyBytes(ents))
 	}
 	if domainError(err).Code != sharevat.ETooLarge {
-		return nil, err
+		return nil, 0, err
 	}
 	return fold(ctx, r, earliest, h)
 }
@@ -158,14 +158,46 @@ func bodyBytes(ents []sharevat.Entity) int64 {
 }
 
 // fold reads the whole log of r from earliest and keeps the last op of
-// each state key (a tombstone removes it), in key order.
-func fold(ctx context.Context, r schema.Reader, earliest sharevat.Cursor, h *holding) ([]sharevat.Entity, error) {
+// each state key (a tombstone removes it), in key order; and the head.
+// The bytes of the state's bodies are counted in h as it grows.
+func fold(ctx context.Context, r schema.Reader, earliest sharevat.Cursor, h *holding) ([]sharevat.Entity, uint64, error) {
 	state := map[string]sharevat.Entity{}
 	size := int64(0) // the bytes of the bodies in state
 	from := uint64(0)
 	if earliest > 1 {
 		from = uint64(earliest) - 1
 	}
+	head, err := readAfter(ctx, r, from, func(e sharevat.Entry) error {
+		if !sharevat.IsStateKind(e.Kind) {
+			return nil
+		}
+		k := stateKey(e.Kind, e.Key)
+		size -= int64(len(state[k].Body))
+		if e.Delete {
+			delete(state, k)
+			return nil
+		}
+		state[k] = sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: e.Body, Cursor: e.Cursor, At: e.At}
+		size += int64(len(e.Body))
+		if size > h.n {
+			return h.upTo(size)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]sharevat.Entity, 0, len(state))
+	for _, e := range state {
+		out = append(out, e)
+	}
+	return out, head, nil
+}
+
+// readAfter reads r's log after cursor from, page by page, calling fn
+// with each entry in order and stopping at its first error; it returns
+// the cursor of the last entry read (from when there was none).
+func readAfter(ctx context.Context, r schema.Reader, from uint64, fn func(sharevat.Entry) error) (uint64, error) {
 	for {
 		fut, rel := r.Read(ctx, func(p schema.Reader_read_Params) error {
 			p.SetFromCursor(from)
@@ -174,42 +206,27 @@ func fold(ctx context.Context, r schema.Reader, earliest sharevat.Cursor, h *hol
 		res, err := fut.Struct()
 		if err != nil {
 			rel()
-			return nil, err
+			return 0, err
 		}
 		ents, err := read(res.Ops, wire.ReadEntries)
 		head := res.Head()
 		rel()
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		for _, e := range ents {
-			if !sharevat.IsStateKind(e.Kind) {
-				continue
-			}
-			k := stateKey(e.Kind, e.Key)
-			size -= int64(len(state[k].Body))
-			if e.Delete {
-				delete(state, k)
-				continue
-			}
-			state[k] = sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: e.Body, Cursor: e.Cursor, At: e.At}
-			size += int64(len(e.Body))
-		}
-		if size > h.n {
-			if err := h.upTo(size); err != nil {
-				return nil, err
+			if err := fn(e); err != nil {
+				return 0, err
 			}
 		}
-		if len(ents) == 0 || uint64(ents[len(ents)-1].Cursor) >= head {
-			break
+		if len(ents) == 0 {
+			return from, nil
 		}
 		from = uint64(ents[len(ents)-1].Cursor)
+		if from >= head {
+			return from, nil
+		}
 	}
-	out := make([]sharevat.Entity, 0, len(state))
-	for _, e := range state {
-		out = append(out, e)
-	}
-	return out, nil
 }
 
 // deleteShare deletes sh (needs admin: the owner token).

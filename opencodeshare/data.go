@@ -28,7 +28,7 @@ func (d *Door) data(w http.ResponseWriter, r *http.Request, slug string) error {
 	}
 	h := d.hold()
 	defer h.release()
-	ents, err := snapshot(r.Context(), sh.share, sh.info.Earliest, h)
+	ents, _, err := snapshot(r.Context(), sh.share, sh.info.Earliest, h)
 	if err != nil {
 		return err
 	}

@@ -79,19 +79,41 @@ type shareState struct {
 	loaded bool
 	items  map[string]version
 	bytes  int64
+	// head is the cursor up to which items reflect the share's log: each
+	// sync first reads what was appended after it (by the door itself or
+	// by other writers, such as the opencode plugin).
+	head uint64
 }
 
 func stateKey(kind, key string) string { return kind + "\x00" + key }
 
-// load fills s from a snapshot of the share.
-func (s *shareState) load(ents []sharevat.Entity) {
+// load fills s from a snapshot of the share at cursor head.
+func (s *shareState) load(ents []sharevat.Entity, head uint64) {
 	s.items = make(map[string]version, len(ents))
 	s.bytes = 0
 	for _, e := range ents {
 		s.items[stateKey(e.Kind, e.Key)] = versionOf(e.Body)
 		s.bytes += int64(len(e.Body))
 	}
+	s.head = head
 	s.loaded = true
+}
+
+// seen records an entry of the share's log read after s.head: the share
+// now holds it for its key (a tombstone: nothing).
+func (s *shareState) seen(e sharevat.Entry) {
+	if !sharevat.IsStateKind(e.Kind) {
+		return
+	}
+	k := stateKey(e.Kind, e.Key)
+	s.bytes -= int64(s.items[k].size)
+	if e.Delete {
+		delete(s.items, k)
+		return
+	}
+	v := versionOf(e.Body)
+	s.items[k] = v
+	s.bytes += int64(v.size)
 }
 
 // filter returns the ops that are newer than what s holds and than every

@@ -118,15 +118,8 @@ func sessionOf(title string) string {
 func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswer, error) {
 	st := d.states.get(sh.info.ID)
 	defer st.mu.Unlock()
-	if !st.loaded {
-		h := d.hold()
-		ents, err := snapshot(ctx, sh.share, sh.info.Earliest, h)
-		if err != nil {
-			h.release()
-			return syncAnswer{}, err
-		}
-		st.load(ents)
-		h.release() // the state keeps only the items' versions
+	if err := d.catchUp(ctx, sh, st); err != nil {
+		return syncAnswer{}, err
 	}
 	fresh, added := st.filter(ops)
 	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
@@ -158,6 +151,32 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 		st.applied(appliedOf(part, ack))
 	}
 	return ans, nil
+}
+
+// catchUp brings st up to the share's log: a snapshot when st is not
+// loaded, else the ops appended after st.head, by the door itself or by
+// any other writer of the share (the opencode plugin appends over
+// /capnweb), so that an older version opencode sends late never lands
+// after a newer one another writer stored.
+func (d *Door) catchUp(ctx context.Context, sh *restored, st *shareState) error {
+	if st.loaded {
+		rfut, rel := sh.share.Reader(ctx, nil)
+		head, err := readAfter(ctx, rfut.Reader(), st.head, func(e sharevat.Entry) error { st.seen(e); return nil })
+		rel()
+		if err == nil {
+			st.head = head
+			return nil
+		}
+		st.loaded = false // e.g. the log was trimmed past st.head: load again
+	}
+	h := d.hold()
+	defer h.release() // the state keeps only the items' versions
+	ents, head, err := snapshot(ctx, sh.share, sh.info.Earliest, h)
+	if err != nil {
+		return err
+	}
+	st.load(ents, head)
+	return nil
 }
 
 // rejected is the error of a batch the vat refused ops of.

@@ -26,6 +26,8 @@ type vatWithPlugin struct {
 	root *opencodetest.Root
 	cfg  opencodetest.Config
 	node string
+	// creation is the file holding the creation token the plugin uses.
+	creation string
 }
 
 // useModel points the root's opencode.json at m (for the next run).
@@ -46,8 +48,9 @@ func newVatWithPlugin(t *testing.T, node string, m *opencodetest.Model, rec *ope
 	}
 	root := opencodetest.NewRoot(t, cfg)
 	base := "http" + strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/rpc"), "ws")
-	root.Env = append(root.Env, "SHAREVAT_URL="+base, "SHAREVAT_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"))
-	return &vatWithPlugin{srv: srv, base: base, root: root, cfg: cfg, node: node}
+	creation := mintCreationToken(t, srv)
+	root.Env = append(root.Env, "SHAREVAT_URL="+base, "SHAREVAT_TOKEN_FILE="+creation)
+	return &vatWithPlugin{srv: srv, base: base, root: root, cfg: cfg, node: node, creation: creation}
 }
 
 // outboxDir is the plugin's outbox directory in the root (the default,
@@ -136,7 +139,7 @@ func TestPluginSharesEveryItemOfFiveRuns(t *testing.T) {
 		require.NoError(t, res.Err, res.String())
 		if i == 0 {
 			id = sid
-			require.Contains(t, res.Stderr, "sharevat: session "+id+" is shared at "+v.base+"/s/#svt1_", res.String())
+			require.Contains(t, res.Stderr, "sharevat: session "+id+" is shared at "+v.base+"/share/", res.String())
 		}
 		require.Equal(t, id, sid, "run %d continued the session", i+1)
 	}

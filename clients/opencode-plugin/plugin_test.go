@@ -1,21 +1,28 @@
 // Package opencodeplugin_test runs the opencode plugin's Node suite
-// (test/*.test.mjs: the item mapping, the file outbox, and the flush
-// against a real vat) with node's test runner: TestNodeSuite builds the
+// (test/*.test.mjs: the item mapping, the hook, and the flush against a
+// real vat: converging with the door's share, a refused creation token, a
+// revoked share token, the vat SIGKILLed mid-flush) with node's test runner: TestNodeSuite builds the
 // real binary, runs `sharevat serve` on a fresh data directory and points
 // the suite at it. TestTypeCheck type-checks the plugin's JavaScript
 // (checkJs, strict) with the pinned TypeScript compiler.
 //
-// Both skip, with a NOTICE, when node or node_modules is missing (run
-// `npm ci` here); CI installs them. See README.md.
+// The plugin depends on @sharevat/client (clients/typescript, linked by
+// "file:../typescript"): needNode compiles that package (tsc → dist/) once
+// per test binary, so the order in which CI runs `npm ci` does not matter.
+// Every test skips, with a NOTICE, when node or a node_modules is missing
+// (run `npm ci` here and in clients/typescript); CI installs them. See
+// README.md.
 package opencodeplugin_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,12 +40,48 @@ func needNode(t *testing.T) string {
 	if err != nil {
 		t.Skip("NOTICE: node is not on PATH: the opencode plugin's Node suite did not run; install Node.js >= 20 and run `npm ci` in clients/opencode-plugin")
 	}
-	for _, dep := range []string{"capnweb", "ws", "typescript"} {
+	for _, dep := range []string{"capnweb", "ws", "typescript", "@sharevat/client"} {
 		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
 			t.Skipf("NOTICE: clients/opencode-plugin/node_modules/%s is missing: the plugin's Node suite did not run; run `(cd clients/opencode-plugin && npm ci)`", dep)
 		}
 	}
+	for _, dep := range []string{"capnweb", "ws", "typescript"} {
+		if _, err := os.Stat(filepath.Join(clientDir, "node_modules", dep, "package.json")); err != nil {
+			t.Skipf("NOTICE: clients/typescript/node_modules/%s is missing: the plugin's @sharevat/client cannot be built; run `(cd clients/typescript && npm ci)`", dep)
+		}
+	}
+	built.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		built.out, built.err = exec.CommandContext(ctx, node, filepath.Join(clientDir, "node_modules", "typescript", "bin", "tsc"), "-p", clientDir).CombinedOutput()
+	})
+	require.NoError(t, built.err, "building @sharevat/client (tsc -p clients/typescript):\n%s", built.out)
 	return node
+}
+
+// clientDir is the @sharevat/client package the plugin depends on.
+var clientDir = filepath.Join("..", "typescript")
+
+// built is the one compile of clientDir per test binary.
+var built struct {
+	sync.Once
+	out []byte
+	err error
+}
+
+// mintCreationToken mints a creation token of srv's opencode door with
+// the CLI, as an operator does, and returns the file it is written to.
+func mintCreationToken(t *testing.T, srv *proctest.Server) string {
+	t.Helper()
+	out, err := exec.Command(server.Binary(t), "opencode-token", "mint", "--server", srv.URL,
+		"--token-file", filepath.Join(srv.Data, "admin.token"), "--name", "plugin", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	var m struct{ Token string }
+	require.NoError(t, json.Unmarshal(out, &m), "%s", out)
+	require.NotEmpty(t, m.Token, "%s", out)
+	file := filepath.Join(t.TempDir(), "creation.token")
+	require.NoError(t, os.WriteFile(file, []byte(m.Token+"\n"), 0o600))
+	return file
 }
 
 // TestTypeCheck runs `tsc --noEmit -p .` over src/ and bin/.
@@ -66,7 +109,8 @@ func TestNodeSuite(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, append([]string{"--test", "--test-timeout=120000"}, files...)...)
 	cmd.Env = append(os.Environ(),
 		"SHAREVAT_TEST_URL="+base,
-		"SHAREVAT_ADMIN_TOKEN_FILE="+filepath.Join(srv.Data, "admin.token"),
+		"SHAREVAT_CREATION_TOKEN_FILE="+mintCreationToken(t, srv),
+		"SHAREVAT_BIN="+server.Binary(t), // test/vatkill.test.mjs starts and SIGKILLs its own vat
 	)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -3,7 +3,7 @@
 // sharevat-opencode-flush: sends what the opencode plugin's outboxes hold
 // (after a crash, or with opencode not running), with the plugin's
 // settings from the environment (SHAREVAT_URL, SHAREVAT_TOKEN or
-// SHAREVAT_TOKEN_FILE, SHAREVAT_OPENCODE_DIR), for at most
+// SHAREVAT_TOKEN_FILE: a creation token; SHAREVAT_OPENCODE_DIR), for at most
 // SHAREVAT_FLUSH_TIMEOUT seconds (default 60). Prints each session's id
 // and link. Exits 0 when every outbox is empty, 1 when ops are left (the
 // reason is logged), 2 on bad settings.
@@ -32,12 +32,11 @@ async function main() {
   clearTimeout(timer);
   let left = 0;
   for (const id of f.sessionsOnDisk()) {
-    const ob = f.outbox(id);
-    const share = ob.readShare();
+    const share = f.readShare(id);
     if (share) console.log(`${id}\t${share.link}`);
-    if (ob.hasPending()) left++;
+    if (f.outbox(id).status().pending > 0) left++;
   }
-  f.close();
+  await f.close();
   if (left > 0) console.error(`sharevat-opencode-flush: ${left} session(s) still have unsent ops`);
   return left > 0 ? 1 : 0;
 }

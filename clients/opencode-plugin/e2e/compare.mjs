@@ -37,12 +37,19 @@ async function readAll(url, token) {
 
 const [url, token] = process.argv.slice(2);
 const text = await stdin();
-const exp = JSON.parse(text.slice(text.indexOf("{")));
+// The vat's privacy guard (redact, the default) stores a sharevat token
+// in a body as [REDACTED:sharevat-token] (privacy/rules.go): a session
+// shared through the door holds its link, /share/svt1_…, in share.url.
+// The export is compared as the vat stores it.
+const redacted = text.replace(/svt1_[a-z2-7]{24}_[A-Za-z0-9_-]{43}/g, "[REDACTED:sharevat-token]");
+const exp = JSON.parse(redacted.slice(redacted.indexOf("{")));
 const log = await readAll(url, token);
 const latest = new Map();
+const latestEntry = new Map();
 const ids = new Map();
 for (const e of log) {
   latest.set(`${e.kind}\u0000${e.key}`, e.body);
+  latestEntry.set(`${e.kind}\u0000${e.key}`, e);
   ids.set(e.opId, (ids.get(e.opId) ?? 0) + 1);
 }
 const want = [["session", exp.info.id, exp.info]];
@@ -55,7 +62,12 @@ const stale = [];
 for (const [kind, key, data] of want) {
   const got = latest.get(`${kind}\u0000${key}`);
   if (got === undefined) missing.push(`${kind} ${key}`);
-  else if (!isDeepStrictEqual(got, data)) stale.push(`${kind} ${key}`);
+  else if (!isDeepStrictEqual(got, data)) {
+    stale.push(`${kind} ${key}`);
+    const e = latestEntry.get(`${kind}\u0000${key}`);
+    const fields = [...new Set([...Object.keys(got ?? {}), ...Object.keys(data)])].filter((f) => !isDeepStrictEqual(got?.[f], data[f]));
+    console.error(`stale ${kind} ${key}: last written by batch ${e.batchId} at cursor ${e.cursor}; differs in ${fields.map((f) => `${f}: ${JSON.stringify(got?.[f])} (export: ${JSON.stringify(data[f])})`).join("; ")}`);
+  }
 }
 const duplicateOpIds = [...ids.values()].filter((n) => n > 1).length;
 console.log(JSON.stringify({ items: want.length, missing, stale, duplicateOpIds, opIds: ids.size }));

@@ -7,7 +7,7 @@ import path from "node:path";
 /**
  * @typedef {object} Settings
  * @property {string} url the vat's URL (SHAREVAT_URL, option url)
- * @property {string} token the vat's admin token (SHAREVAT_TOKEN or the file SHAREVAT_TOKEN_FILE; options token, tokenFile)
+ * @property {string} token a creation token of the vat's opencode door, `sharevat opencode-token mint` (SHAREVAT_TOKEN or the file SHAREVAT_TOKEN_FILE; options token, tokenFile)
  * @property {string} dir the outbox directory (SHAREVAT_OPENCODE_DIR, option dir)
  * @property {"all" | "shared"} sessions which sessions are shared (SHAREVAT_OPENCODE_SESSIONS, option sessions)
  */

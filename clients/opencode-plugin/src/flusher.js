@@ -1,67 +1,133 @@
 // @ts-check
-// The background flush: for each session with unsent ops, create its vat
-// share on first use (an owner token and a read-only link, kept in the
-// session's share.json), then append the outbox's ops in batches and
-// acknowledge them in the outbox. A network error retries with backoff;
-// a revoked or unknown token stops that session's flush with a log line
-// and keeps its ops on disk.
+// The background flush. Each shared session has a directory holding the
+// package's durable outbox (`outbox`, @sharevat/client/outbox's file
+// storage: ops are enqueued with enqueueSync, so they are on disk before
+// opencode's event hook returns) and share.json (the share the opencode
+// door answered for the session: its id, owner token and link). A flush
+// asks the door for the share the first time, then sends the outbox
+// through the package's Redeemer; a network error retries with backoff
+// inside the outbox's flush; a refused token stops that session's flush
+// with a log line and keeps its ops on disk.
 import fs from "node:fs";
 import path from "node:path";
-import { SessionOutbox } from "./outbox.js";
-import { FATAL, VatConn, shareLinkBase } from "./vat.js";
+import { Redeemer } from "@sharevat/client";
+import { Outbox } from "@sharevat/client/outbox";
+import { FATAL, createShare, httpBase } from "./vat.js";
 
 /**
  * @typedef {object} FlusherOptions
  * @property {string} url the vat's URL
- * @property {string} token the vat's admin token (creates one share per session)
+ * @property {string} token a creation token (`sharevat opencode-token mint`): the door makes one share per session with it
  * @property {string} dir the outbox directory (one subdirectory per session)
  * @property {(line: string) => void} log where log lines go (never given a token)
  * @property {(sessionID: string, link: string) => void} [onLink] told a session's share link once it exists
  * @property {number} [debounceMs] wait this long after an enqueue before flushing (default 50)
- * @property {boolean} [keepAlive] let retry timers keep the process alive (the flush command; the plugin never does)
+ * @property {boolean} [keepAlive] let waits keep the process alive (the flush command; the plugin never does)
+ * @property {import("@sharevat/client/outbox").OutboxOptions} [outbox] options of each session's outbox (batch sizes, backoff, onAck)
  */
-
-const encoder = new TextEncoder();
 
 /** The file that marks a session to unshare (its vat share to delete). */
 export const DELETE_MARK = "unshare";
+/** The outbox file in a session's directory. */
+export const OUTBOX = "outbox";
 
 /** Sends outboxes to the vat in the background. */
 export class Flusher {
   /** @param {FlusherOptions} o */
   constructor(o) {
     this.o = o;
-    this.conn = new VatConn(o.url);
-    /** @type {Map<string, SessionOutbox>} */
+    /** @type {Map<string, Outbox>} */
     this.boxes = new Map();
     /** @type {Map<string, Promise<void>>} running flushes */
     this.running = new Map();
     /** @type {Set<string>} sessions whose flush stopped for good */
     this.stopped = new Set();
-    /** @type {Map<string, any>} session meta (title, directory…) from session items */
-    this.meta = new Map();
-    this.limits = { maxOpsPerBatch: 1000, maxBatchBytes: 8 << 20 };
-    this.backoff = 0;
-    this.closed = false;
     /** @type {Set<string>} sessions kicked while their flush ran */
     this.again = new Set();
+    this.closer = new AbortController();
+    /** @type {Map<string, Redeemer>} the Redeemer of each running flush */
+    this.redeemers = new Map();
+    /** @type {Map<string, number>} session/kind/key → the highest cursor an op of this process was applied at */
+    this.appliedAt = new Map();
+    /** @type {Map<string, Promise<void>[]>} re-asserts under way, per session */
+    this.repairs = new Map();
   }
 
-  /** @param {string} sessionID @returns {SessionOutbox} */
+  /**
+   * Re-asserts a key's latest version when the share's log no longer ends
+   * with it. Another writer of the share (stock opencode through the
+   * door) may have stored a version first: the plugin's older version,
+   * sent after it, is then applied, and its newer one is only a duplicate
+   * (answered with the original's earlier cursor), so the log would end
+   * with the older. The ack shows it: when the last op of a key in a
+   * batch is a duplicate below a cursor an op of the key was applied at,
+   * its body is read back from the vat and enqueued again under
+   * "<op id>~<cursor>", so it lands last.
+   * @param {string} sessionID @param {{results: {opId: string, status: string, cursor: number}[]}} ack
+   */
+  reassert(sessionID, ack) {
+    /** @type {Map<string, {opId: string, status: string, cursor: number, kind: string, key: string}>} */
+    const lastOf = new Map();
+    for (const r of ack.results ?? []) {
+      const m = /^opencode:([a-z_]+):(.*):[0-9a-f]{12}(~\d+)?$/.exec(r.opId);
+      if (!m) continue;
+      const k = `${sessionID}\u0000${m[1]}\u0000${m[2]}`;
+      const cursor = Number(r.cursor);
+      if (r.status === "applied" && cursor > (this.appliedAt.get(k) ?? 0)) this.appliedAt.set(k, cursor);
+      lastOf.set(k, { ...r, cursor, kind: m[1], key: m[2] });
+    }
+    for (const [k, r] of lastOf) {
+      const top = this.appliedAt.get(k) ?? 0;
+      if (r.status !== "duplicate" || r.cursor >= top) continue;
+      const redeemer = this.redeemers.get(sessionID);
+      if (!redeemer) continue;
+      const p = (async () => {
+        const reader = await (await redeemer.share()).reader();
+        const { ops } = await reader.read(r.cursor - 1, 1);
+        const e = ops[0];
+        if (!e || e.opId !== r.opId || e.body === undefined) return;
+        this.outbox(sessionID).enqueueSync([{ opId: `${r.opId}~${top}`, kind: r.kind, key: r.key, body: /** @type {any} */ (e.body) }]);
+      })().catch((err) => this.o.log(`sharevat: session ${sessionID}: re-asserting ${r.kind} ${r.key}: ${errText(err)}`));
+      const list = this.repairs.get(sessionID) ?? [];
+      list.push(p);
+      this.repairs.set(sessionID, list);
+    }
+  }
+
+  /**
+   * The session's outbox, opened synchronously (so the first event of a
+   * session is durable before its hook returns too).
+   * @param {string} sessionID @returns {Outbox}
+   */
   outbox(sessionID) {
     let ob = this.boxes.get(sessionID);
     if (!ob) {
       if (!/^[A-Za-z0-9_-]+$/.test(sessionID)) throw new Error(`session id ${JSON.stringify(sessionID)} is not a safe directory name`);
-      ob = new SessionOutbox(path.join(this.o.dir, sessionID));
+      const dir = this.dirOf(sessionID);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const user = this.o.outbox?.onAck;
+      ob = Outbox.openSync(path.join(dir, OUTBOX), {
+        lockTimeoutMs: 5000,
+        ...this.o.outbox,
+        onAck: (b, ack) => {
+          user?.(b, ack);
+          this.reassert(sessionID, /** @type {any} */ (ack));
+        },
+      });
       this.boxes.set(sessionID, ob);
     }
     return ob;
   }
 
-  /** The sessions that have an outbox directory on disk. */
+  /** @param {string} sessionID */
+  dirOf(sessionID) {
+    return path.join(this.o.dir, sessionID);
+  }
+
+  /** The sessions that have an outbox on disk. */
   sessionsOnDisk() {
     try {
-      return fs.readdirSync(this.o.dir).filter((d) => fs.existsSync(path.join(this.o.dir, d, "ops.jsonl")));
+      return fs.readdirSync(this.o.dir).filter((d) => fs.existsSync(path.join(this.o.dir, d, OUTBOX)));
     } catch {
       return [];
     }
@@ -74,7 +140,7 @@ export class Flusher {
    * @returns {Promise<void>}
    */
   kick(sessionID) {
-    if (this.closed || this.stopped.has(sessionID)) return Promise.resolve();
+    if (this.closer.signal.aborted || this.stopped.has(sessionID)) return Promise.resolve();
     const cur = this.running.get(sessionID);
     if (cur) {
       this.again.add(sessionID);
@@ -83,7 +149,6 @@ export class Flusher {
     const p = this.run(sessionID).finally(() => {
       this.running.delete(sessionID);
       if (this.again.delete(sessionID)) this.kick(sessionID);
-      else if (this.running.size === 0) this.conn.close();
     });
     this.running.set(sessionID, p);
     return p;
@@ -91,21 +156,16 @@ export class Flusher {
 
   /** @param {string} sessionID */
   async run(sessionID) {
-    await delay(this.o.debounceMs ?? 50, this.o.keepAlive);
-    if (this.closed) return;
-    const ob = this.outbox(sessionID);
-    while (!this.closed) {
+    await delay(this.o.debounceMs ?? 50, this.o.keepAlive, this.closer.signal);
+    for (let failures = 0; !this.closer.signal.aborted; failures++) {
       try {
-        if (fs.existsSync(path.join(ob.dir, DELETE_MARK))) return await this.deleteShare(sessionID, ob);
-        await this.flushOnce(sessionID, ob);
-        this.backoff = 0;
-        return;
+        if (fs.existsSync(path.join(this.dirOf(sessionID), DELETE_MARK))) return await this.deleteShare(sessionID);
+        return await this.flushOnce(sessionID);
       } catch (err) {
-        if (this.fatal(sessionID, err)) return;
-        this.conn.close();
-        this.backoff = Math.min(Math.max(this.backoff * 2, 200), 10_000);
-        this.o.log(`sharevat: session ${sessionID}: vat unreachable (${errText(err)}); retrying in ${this.backoff} ms`);
-        await delay(this.backoff * (0.5 + Math.random() / 2), this.o.keepAlive);
+        if (this.closer.signal.aborted || this.fatal(sessionID, err)) return;
+        const wait = Math.min(200 * 2 ** Math.min(failures, 6), 10_000) * (0.5 + Math.random() / 2);
+        this.o.log(`sharevat: session ${sessionID}: vat unreachable (${errText(err)}); retrying in ${Math.round(wait)} ms`);
+        await delay(wait, this.o.keepAlive, this.closer.signal);
       }
     }
   }
@@ -115,72 +175,64 @@ export class Flusher {
    * @param {string} sessionID @param {any} err
    */
   fatal(sessionID, err) {
-    const code = err?.code;
-    if (!FATAL.has(code)) return false;
+    if (!FATAL.has(err?.code)) return false;
     this.stopped.add(sessionID);
     this.o.log(
-      `sharevat: session ${sessionID}: the vat refused the token (${code}); flush stopped, ` +
-        `unsent ops kept in ${path.join(this.o.dir, sessionID)}`,
+      `sharevat: session ${sessionID}: the vat refused the token (${errText(err)}); flush stopped, ` +
+        `unsent ops kept in ${this.dirOf(sessionID)}`,
     );
     return true;
   }
 
   /**
-   * Sends every pending op of ob, batch by batch.
-   * @param {string} sessionID @param {SessionOutbox} ob
+   * Sends every pending op of the session's outbox through a Redeemer of
+   * its share's owner token, closed when done (an idle plugin holds no
+   * connection).
+   * @param {string} sessionID
    */
-  async flushOnce(sessionID, ob) {
-    while (ob.hasPending()) {
-      const share = await this.ensureShare(sessionID, ob);
-      const restored = await this.conn.restore(share.token);
-      const { ops, end } = ob.pending(this.limits.maxOpsPerBatch, this.limits.maxBatchBytes / 2);
-      if (ops.length === 0) throw new Error(`outbox ${ob.opsPath}: an unreadable line at offset ${ob.acked}`);
-      const ack = await restored.share.appender().append({
-        batchId: `${sessionID}@${ob.acked}`,
-        epoch: restored.access.epoch,
-        ops: ops.map((op, i) => ({ opId: op.opId, seq: i, kind: op.kind, key: op.key, body: encoder.encode(op.body) })),
-      });
-      this.reportRejected(sessionID, ob, ack.results ?? []);
-      ob.ack(end);
+  async flushOnce(sessionID) {
+    const ob = this.outbox(sessionID);
+    if (ob.status().pending === 0) return;
+    const share = await this.ensureShare(sessionID);
+    const r = new Redeemer(httpBase(this.o.url), share.token, { maxBackoffMs: 10_000 });
+    this.redeemers.set(sessionID, r);
+    try {
+      do {
+        await ob.flush(r, { signal: this.closer.signal });
+        const repairs = this.repairs.get(sessionID) ?? [];
+        this.repairs.delete(sessionID);
+        await Promise.all(repairs);
+      } while (ob.status().pending > 0 && !this.closer.signal.aborted);
+    } finally {
+      this.redeemers.delete(sessionID);
+      r.close();
     }
   }
 
   /**
-   * Logs each rejected op once and keeps it in the session's failed.jsonl.
-   * @param {string} sessionID @param {SessionOutbox} ob @param {any[]} results
+   * The session's share from share.json, or asked of the door with the
+   * creation token the first time (the door answers the same share again
+   * for the same token and session: a crash between its answer and the
+   * write of share.json costs nothing).
+   * @param {string} sessionID
+   * @returns {Promise<import("./vat.js").DoorShare>}
    */
-  reportRejected(sessionID, ob, results) {
-    for (const r of results) {
-      if (r.status !== "rejected") continue;
-      if (r.reason === "staleEpoch") throw Object.assign(new Error("stale epoch"), { code: "revoked" });
-      this.o.log(`sharevat: session ${sessionID}: op ${r.opId} rejected (${r.reason}: ${r.detail})`);
-      fs.appendFileSync(path.join(ob.dir, "failed.jsonl"), JSON.stringify(r) + "\n", { mode: 0o600 });
-    }
-  }
-
-  /**
-   * Returns the session's share (id, owner token, link), creating it on
-   * the vat with the admin token the first time.
-   * @param {string} sessionID @param {SessionOutbox} ob
-   */
-  async ensureShare(sessionID, ob) {
-    const have = ob.readShare();
+  async ensureShare(sessionID) {
+    const have = this.readShare(sessionID);
     if (have) return have;
-    const vault = await this.conn.open();
-    const m = this.meta.get(sessionID) ?? {};
-    const admin = vault.restoreAdmin(this.o.token);
-    const created = await admin.createShare({
-      title: m.title ?? sessionID,
-      projectId: m.projectID ?? "",
-      directory: m.directory ?? "",
-      version: m.version ?? "",
-    });
-    const minted = await created.share.grant({ read: true }, 0, `opencode link ${sessionID}`);
-    const link = `${await shareLinkBase(this.o.url)}/s/#${minted.token}`;
-    const share = { sessionID, shareId: created.info.id, token: created.owner.token, link };
-    ob.writeShare(share);
-    this.o.onLink?.(sessionID, link);
+    const share = await createShare(this.o.url, this.o.token, sessionID, this.closer.signal);
+    writeDurable(path.join(this.dirOf(sessionID), "share.json"), JSON.stringify(share, null, 2) + "\n");
+    this.o.onLink?.(sessionID, share.link);
     return share;
+  }
+
+  /** @param {string} sessionID @returns {import("./vat.js").DoorShare | null} share.json, or null */
+  readShare(sessionID) {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(this.dirOf(sessionID), "share.json"), "utf8"));
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -190,30 +242,32 @@ export class Flusher {
    * @param {string} sessionID
    */
   remove(sessionID) {
-    const ob = this.outbox(sessionID);
-    fs.writeFileSync(path.join(ob.dir, DELETE_MARK), "", { mode: 0o600 });
+    fs.mkdirSync(this.dirOf(sessionID), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(this.dirOf(sessionID), DELETE_MARK), "", { mode: 0o600 });
     this.stopped.delete(sessionID);
     return this.kick(sessionID);
   }
 
   /**
-   * Deletes the session's vat share (Share.delete, as `sharevat delete`)
-   * and then its outbox directory.
-   * @param {string} sessionID @param {SessionOutbox} ob
+   * Deletes the session's vat share (Share.delete, as the door's DELETE
+   * and `sharevat delete`) and then its outbox directory.
+   * @param {string} sessionID
    */
-  async deleteShare(sessionID, ob) {
-    const share = ob.readShare();
+  async deleteShare(sessionID) {
+    const share = this.readShare(sessionID);
     if (share) {
+      const r = new Redeemer(httpBase(this.o.url), share.token);
       try {
-        const restored = await this.conn.restore(share.token);
-        await restored.share.delete();
+        await (await r.share(this.closer.signal)).delete();
       } catch (err) {
         if (!FATAL.has(/** @type {any} */ (err)?.code)) throw err;
+      } finally {
+        r.close();
       }
     }
-    ob.close();
+    await this.boxes.get(sessionID)?.close();
     this.boxes.delete(sessionID);
-    fs.rmSync(ob.dir, { recursive: true, force: true });
+    fs.rmSync(this.dirOf(sessionID), { recursive: true, force: true });
     this.stopped.add(sessionID);
     this.o.log(`sharevat: session ${sessionID}: unshared (vat share deleted)`);
   }
@@ -223,26 +277,32 @@ export class Flusher {
    * ended (sent everything, or stopped). For `flush` and for start-up.
    */
   async flushAll() {
-    await Promise.all(this.sessionsOnDisk().map((s) => this.kick(s)));
+    await Promise.all(this.sessionsOnDisk().map((s) => (this.outbox(s), this.kick(s))));
   }
 
-  /** Stops every flush (at its next step), closes the connection and the outbox files. */
-  close() {
-    this.closed = true;
-    this.conn.close();
-    for (const ob of this.boxes.values()) ob.close();
+  /** Stops every flush (at once: its ops stay pending), and closes the outboxes. */
+  async close() {
+    this.closer.abort();
+    await Promise.allSettled([...this.running.values()]);
+    await Promise.allSettled([...this.boxes.values()].map((ob) => ob.close()));
     this.boxes.clear();
   }
 }
 
 /**
- * Waits ms; unless keepAlive, on an unref'd timer, so a pending retry never
- * keeps opencode's process alive.
- * @param {number} ms @param {boolean} [keepAlive]
+ * Waits ms or until signal aborts; unless keepAlive, on an unref'd timer,
+ * so a pending retry never keeps opencode's process alive.
+ * @param {number} ms @param {boolean | undefined} keepAlive @param {AbortSignal} signal
  */
-function delay(ms, keepAlive) {
+function delay(ms, keepAlive, signal) {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve(undefined);
+    }
+    signal.addEventListener("abort", done, { once: true });
     if (!keepAlive && typeof t === "object" && t && "unref" in t) t.unref();
   });
 }
@@ -250,4 +310,22 @@ function delay(ms, keepAlive) {
 /** @param {any} err */
 function errText(err) {
   return String(err?.message ?? err).slice(0, 200);
+}
+
+/**
+ * Replaces file with text atomically and durably (temp file, fsync,
+ * rename), mode 0600.
+ * @param {string} file
+ * @param {string} text
+ */
+export function writeDurable(file, text) {
+  const tmp = file + ".tmp";
+  const fd = fs.openSync(tmp, "w", 0o600);
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
 }

@@ -1,22 +1,23 @@
 // @ts-check
 // sharevat's opencode plugin: every update of a shared opencode session
 // is written to a per-session durable outbox on disk before the event
-// hook returns, as ops mapped exactly as the vat's opencode door maps
-// share items (docs/opencode.md, "Item mapping"), and flushed to the vat
-// in the background; what a run leaves unsent is sent by the next start
-// (or `sharevat-opencode-flush`). See README.md.
+// hook returns (@sharevat/client/outbox's enqueueSync), as ops mapped
+// exactly as the vat's opencode door maps share items (docs/opencode.md,
+// "Item mapping"), and flushed in the background into the share the door
+// answers for the session and the creation token; what a run leaves
+// unsent is sent by the next start (or `sharevat-opencode-flush`). See
+// README.md.
 //
 // This module exports only the plugin: opencode calls every export of a
 // plugin module as a plugin.
 import fs from "node:fs";
-import path from "node:path";
 import { resolveSettings } from "./config.js";
 import { Flusher } from "./flusher.js";
 import { eventToItem, itemToOp } from "./mapping.js";
 
 /**
  * The plugin. Options (or the environment): url (SHAREVAT_URL), token
- * (SHAREVAT_TOKEN) or tokenFile (SHAREVAT_TOKEN_FILE), dir
+ * (SHAREVAT_TOKEN, a creation token) or tokenFile (SHAREVAT_TOKEN_FILE), dir
  * (SHAREVAT_OPENCODE_DIR), sessions "all" | "shared"
  * (SHAREVAT_OPENCODE_SESSIONS).
  * @param {any} input opencode's PluginInput
@@ -29,14 +30,14 @@ export const SharevatPlugin = async (input, options) => {
     input?.client?.app?.log?.({ body: { service: "sharevat", level: "info", message: line } })?.catch?.(() => {});
   };
   if (!s.url || !s.token) {
-    log("sharevat: SHAREVAT_URL and SHAREVAT_TOKEN (or the plugin's url and token options) are not both set; not sharing");
+    log("sharevat: SHAREVAT_URL and SHAREVAT_TOKEN (a creation token; or the plugin's url and token options) are not both set; not sharing");
     return {};
   }
   const flusher = new Flusher({ url: s.url, token: s.token, dir: s.dir, log, onLink: (id, link) => showLink(input, log, id, link) });
-  const tracker = new Tracker(flusher, s.sessions, log, input?.client);
+  const t = new Tracker(flusher, s.sessions, log, input?.client);
   flusher.flushAll().catch((err) => log(`sharevat: start-up flush: ${err?.message ?? err}`));
   return {
-    event: async (/** @type {{event: any}} */ { event }) => tracker.handle(event),
+    event: async (/** @type {{event: any}} */ { event }) => t.handle(event),
     // opencode's shutdown: up to 2 s more for the flush in progress; what
     // is left stays in the outbox for the next start.
     dispose: async () => {
@@ -45,7 +46,7 @@ export const SharevatPlugin = async (input, options) => {
       const grace = new Promise((r) => (timer = setTimeout(r, 2000)));
       await Promise.race([Promise.all(flusher.running.values()), grace]);
       clearTimeout(timer);
-      flusher.close();
+      await flusher.close();
     },
   };
 };
@@ -76,6 +77,30 @@ class Tracker {
     this.client = client;
     /** @type {Set<string>} sessions opencode itself shares (mode "shared") */
     this.shared = new Set();
+    /** @type {Map<string, string>} session/kind/key → the last op id this process enqueued */
+    this.last = new Map();
+  }
+
+  /**
+   * Enqueues op in the session's outbox durably (enqueueSync: on disk when
+   * it returns), unless it equals the last op enqueued for its kind and
+   * key; returns whether it was written.
+   * @param {string} sessionID @param {{opId: string, kind: string, key: string, body: string}} op
+   */
+  enqueue(sessionID, op) {
+    const k = `${sessionID}\u0000${op.kind}\u0000${op.key}`;
+    if (this.last.get(k) === op.opId) return false;
+    this.flusher.outbox(sessionID).enqueueSync([{ opId: op.opId, kind: op.kind, key: op.key, body: Buffer.from(op.body) }]);
+    this.last.set(k, op.opId);
+    return true;
+  }
+
+  /**
+   * Whether this process has enqueued an op for the session's kind and key.
+   * @param {string} sessionID @param {string} kind @param {string} key
+   */
+  seen(sessionID, kind, key) {
+    return this.last.has(`${sessionID}\u0000${kind}\u0000${key}`);
   }
 
   /**
@@ -92,7 +117,7 @@ class Tracker {
       if (item.type === "session" && !this.follow(item.data)) return;
       if (this.mode === "shared" && !this.shared.has(item.sessionID)) return;
       const op = itemToOp(item.type, item.data, item.sessionID);
-      if (this.flusher.outbox(item.sessionID).enqueue(op)) this.flusher.kick(item.sessionID);
+      if (this.enqueue(item.sessionID, op)) this.flusher.kick(item.sessionID);
     } catch (err) {
       this.log(`sharevat: event ${event?.type}: ${/** @type {any} */ (err)?.message ?? err}`);
     }
@@ -104,7 +129,6 @@ class Tracker {
    * @param {any} info
    */
   follow(info) {
-    this.flusher.meta.set(info.id, info);
     if (this.mode !== "shared") return true;
     const was = this.shared.has(info.id);
     const is = Boolean(info.share?.url);
@@ -130,14 +154,13 @@ class Tracker {
     const res = await this.client?.session?.messages?.({ path: { id: sessionID } });
     const list = Array.isArray(res?.data) ? res.data : [];
     if (!this.shared.has(sessionID)) return;
-    const ob = this.flusher.outbox(sessionID);
     let n = 0;
     for (const m of list) {
       const items = [["message", m.info], ...(m.parts ?? []).map((/** @type {any} */ p) => ["part", p])];
       for (const [type, data] of items) {
         const op = itemToOp(type, data, sessionID);
-        if (ob.seen(op.kind, op.key)) continue;
-        if (ob.enqueue(op)) n++;
+        if (this.seen(sessionID, op.kind, op.key)) continue;
+        if (this.enqueue(sessionID, op)) n++;
       }
     }
     if (n > 0) this.flusher.kick(sessionID);
@@ -146,7 +169,7 @@ class Tracker {
   /** @param {string} sessionID */
   unshare(sessionID) {
     this.shared.delete(sessionID);
-    if (!fs.existsSync(path.join(this.flusher.o.dir, sessionID))) return;
+    if (!fs.existsSync(this.flusher.dirOf(sessionID))) return;
     this.flusher.remove(sessionID).catch(() => {});
   }
 }

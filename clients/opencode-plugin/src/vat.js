@@ -1,116 +1,73 @@
 // @ts-check
-// The vat connection of the plugin: one capnweb WebSocket session to the
-// vat's /capnweb, opened when there is something to send and closed when
-// idle (so it never keeps opencode's process alive).
-import { newWebSocketRpcSession } from "capnweb";
+// Where the plugin meets the vat: the opencode door's create endpoint
+// (POST <vat>/opencode/<creation token>/api/share {"sessionID"}), which
+// answers the session's share, the same one every time for the same
+// creation token and session (so a session shared by stock opencode
+// through the door and by the plugin ends up in one share), and the vat's
+// /capnweb, where the outbox sends through the package's Redeemer.
 
 /** Error codes after which retrying cannot help: the flush of a session stops and keeps its ops. */
 export const FATAL = new Set(["unauthorized", "revoked", "permissionDenied", "notFound"]);
 
 /**
- * wsURL turns the configured vat URL (http(s)://host[:port][/prefix] or
- * ws(s)://…/capnweb) into the /capnweb WebSocket URL.
- * @param {string} url
- */
-export function wsURL(url) {
-  const u = new URL(url);
-  if (u.protocol === "http:") u.protocol = "ws:";
-  if (u.protocol === "https:") u.protocol = "wss:";
-  if (!u.pathname.endsWith("/capnweb")) u.pathname = u.pathname.replace(/\/$/, "") + "/capnweb";
-  return u.toString();
-}
-
-/**
- * httpBase is the vat's web origin and prefix (what share links start with).
+ * httpBase is the vat's web origin and prefix: the configured URL
+ * (http(s)://host[:port][/prefix], or ws(s)://…[/capnweb]) without a
+ * trailing /capnweb or /.
  * @param {string} url
  */
 export function httpBase(url) {
-  const u = new URL(wsURL(url));
-  u.protocol = u.protocol === "wss:" ? "https:" : "http:";
-  u.pathname = u.pathname.replace(/\/capnweb$/, "");
+  const u = new URL(url);
+  if (u.protocol === "ws:") u.protocol = "http:";
+  if (u.protocol === "wss:") u.protocol = "https:";
+  u.pathname = u.pathname.replace(/\/capnweb\/?$/, "").replace(/\/$/, "");
+  u.search = "";
+  u.hash = "";
   return u.toString().replace(/\/$/, "");
 }
 
 /**
- * Returns the runtime's WebSocket (Bun, Node ≥ 22); on Node 20, which has
- * none, lends the global one the ws package's (capnweb's transport refers
- * to the global).
- * @returns {Promise<typeof WebSocket>}
+ * The door's answer for a session: the share's id, its owner token (the
+ * door's "secret": append and delete rights) and its read-only link.
+ * @typedef {{sessionID: string, shareId: string, token: string, link: string}} DoorShare
  */
-async function webSocketClass() {
-  if (typeof globalThis.WebSocket !== "function") {
-    const ws = await import("ws");
-    globalThis.WebSocket = /** @type {any} */ (ws.WebSocket);
-  }
-  return globalThis.WebSocket;
-}
-
-/** A lazily opened connection to the vat. */
-export class VatConn {
-  /** @param {string} url the vat's URL */
-  constructor(url) {
-    this.url = wsURL(url);
-    /** @type {any} */
-    this.vault = null;
-    /** @type {Map<string, Promise<any>>} owner token → restore answer, per connection */
-    this.restored = new Map();
-  }
-
-  /** @returns {Promise<any>} the Vault stub, connecting when needed */
-  async open() {
-    if (this.vault) return this.vault;
-    const WS = await webSocketClass();
-    const socket = new WS(this.url);
-    this.vault = newWebSocketRpcSession(/** @type {any} */ (socket));
-    return this.vault;
-  }
-
-  /**
-   * Restores a share token once per connection.
-   * @param {string} token
-   * @returns {Promise<{share: any, access: {epoch: number}}>}
-   */
-  async restore(token) {
-    let p = this.restored.get(token);
-    if (!p) {
-      const vault = await this.open();
-      p = vault.restore(token);
-      this.restored.set(token, /** @type {Promise<any>} */ (p));
-      /** @type {Promise<any>} */ (p).catch(() => this.restored.delete(token));
-    }
-    return p;
-  }
-
-  /** Closes the connection; the next call opens a new one. */
-  close() {
-    const v = this.vault;
-    this.vault = null;
-    this.restored.clear();
-    if (v) {
-      try {
-        v[Symbol.dispose]();
-      } catch {
-        // already broken
-      }
-    }
-  }
-}
 
 /**
- * shareLinkBase asks the vat's page for its link base (GET /s/base), or
- * derives it from the URL when the vat does not answer.
- * @param {string} url
+ * createShare asks the door for sessionID's share with the creation token.
+ * It rejects with an Error whose code is "unauthorized" (a refused
+ * creation token: retrying cannot help), or "unavailable" (unreachable,
+ * or a 5xx/429: retry later). Neither message holds a token.
+ * @param {string} url the vat's URL
+ * @param {string} creationToken
+ * @param {string} sessionID
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<DoorShare>}
  */
-export async function shareLinkBase(url) {
+export async function createShare(url, creationToken, sessionID, signal) {
   const base = httpBase(url);
+  let res;
   try {
-    const res = await fetch(base + "/s/base", { signal: AbortSignal.timeout(5000) });
-    if (res.ok) {
-      const j = await res.json();
-      if (typeof j.base === "string" && j.base) return j.base.replace(/\/$/, "");
-    }
-  } catch {
-    // fall back to the configured URL
+    res = await fetch(`${base}/opencode/${encodeURIComponent(creationToken)}/api/share`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ sessionID }),
+      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(30_000)]) : AbortSignal.timeout(30_000),
+    });
+  } catch (err) {
+    throw coded("unavailable", `cannot reach ${base}: ${/** @type {any} */ (err)?.cause?.code ?? /** @type {any} */ (err)?.message ?? err}`);
   }
-  return base;
+  const text = await res.text();
+  if (!res.ok) {
+    const code = res.status === 401 || res.status === 403 ? "unauthorized" : res.status >= 500 || res.status === 429 ? "unavailable" : "invalid";
+    throw coded(code, `${base}/opencode/…/api/share answered ${res.status}: ${text.slice(0, 200).trim()}`);
+  }
+  const a = JSON.parse(text);
+  if (typeof a.id !== "string" || typeof a.secret !== "string" || typeof a.url !== "string") {
+    throw coded("invalid", `${base}/opencode/…/api/share answered without id, url and secret`);
+  }
+  return { sessionID, shareId: a.id, token: a.secret, link: a.url };
+}
+
+/** @param {string} code @param {string} msg */
+function coded(code, msg) {
+  return Object.assign(new Error(msg), { code });
 }

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { newWebSocketRpcSession } from "capnweb";
 import { WebSocket } from "ws";
 
+globalThis.WebSocket ??= /** @type {any} */ (WebSocket); // Node 20 has none; capnweb refers to the global
+
 /** @param {string} name */
 function need(name) {
   const v = process.env[name];
@@ -16,8 +18,19 @@ function need(name) {
 
 /** The vat's base URL, http://127.0.0.1:port. */
 export const vatURL = () => need("SHAREVAT_TEST_URL");
-/** The vat's admin token. */
-export const adminToken = () => readFileSync(need("SHAREVAT_ADMIN_TOKEN_FILE"), "utf8").trim();
+/** A creation token of the vat's opencode door (`sharevat opencode-token mint`). */
+export const creationToken = () => readFileSync(need("SHAREVAT_CREATION_TOKEN_FILE"), "utf8").trim();
+
+/**
+ * Asks the door for sessionID's share as stock opencode does (POST
+ * …/opencode/<creation token>/api/share): {id, url, secret}.
+ * @param {string} sessionID
+ */
+export async function doorCreate(sessionID) {
+  const res = await fetch(`${vatURL()}/opencode/${creationToken()}/api/share`, { method: "POST", body: JSON.stringify({ sessionID }) });
+  if (!res.ok) throw new Error(`door create: ${res.status} ${await res.text()}`);
+  return res.json();
+}
 
 /** A fresh scratch directory. */
 export function scratch() {
@@ -29,7 +42,15 @@ export function scratch() {
  * @param {string} token
  */
 export async function readLog(token) {
-  const vault = newWebSocketRpcSession(new WebSocket(vatURL().replace(/^http/, "ws") + "/capnweb"));
+  return readLogAt(vatURL(), token);
+}
+
+/**
+ * readLog of the vat at base (http://host:port).
+ * @param {string} base @param {string} token
+ */
+export async function readLogAt(base, token) {
+  const vault = newWebSocketRpcSession(new WebSocket(base.replace(/^http/, "ws") + "/capnweb"));
   try {
     const r = await vault.restore(token);
     const reader = await r.share.reader();

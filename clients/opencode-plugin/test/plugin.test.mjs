@@ -7,7 +7,7 @@ import net from "node:net";
 import path from "node:path";
 import test from "node:test";
 import SharevatPlugin from "../src/index.js";
-import { adminToken, readLog, scratch, vatURL } from "./helpers.mjs";
+import { creationToken, doorCreate, readLog, scratch, vatURL } from "./helpers.mjs";
 
 const sid = (n) => `ses_plugin${n}`;
 const events = (id) => [
@@ -29,21 +29,20 @@ async function deadURL() {
 
 test("each update is in the outbox file when the hook returns, even with the vat down; the next start sends it", async () => {
   const dir = scratch();
-  const hooks = await SharevatPlugin({}, { url: await deadURL(), token: adminToken(), dir });
+  const hooks = await SharevatPlugin({}, { url: await deadURL(), token: creationToken(), dir });
   const id = sid(1);
   for (const ev of events(id)) {
-    const before = fs.existsSync(path.join(dir, id, "ops.jsonl")) ? fs.statSync(path.join(dir, id, "ops.jsonl")).size : 0;
+    const before = fs.existsSync(path.join(dir, id, "outbox")) ? fs.statSync(path.join(dir, id, "outbox")).size : 0;
     const p = hooks.event({ event: ev }); // the synchronous part of the hook has run
-    const after = fs.statSync(path.join(dir, id, "ops.jsonl")).size;
+    const after = fs.statSync(path.join(dir, id, "outbox")).size;
     assert.equal(after > before, ev.type !== "message.part.delta", ev.type);
     await p;
   }
   await hooks.dispose();
 
-  const next = await SharevatPlugin({}, { url: vatURL(), token: adminToken(), dir }); // the next opencode start
-  await waitFor(() => sent(dir, id));
+  const next = await SharevatPlugin({}, { url: vatURL(), token: creationToken(), dir }); // the next opencode start
+  const log = await waitFor(() => logOf(dir, id, 4));
   await next.dispose();
-  const log = await readLog(share(dir, id).token);
   assert.deepEqual(log.map((e) => e.kind), ["session", "message", "part", "session_diff"]);
   assert.deepEqual(log.map((e) => e.key), [id, "msg_1", "msg_1/prt_1", id]);
 });
@@ -58,7 +57,7 @@ test('mode "shared" keeps only sessions opencode shares, sends what they held be
     { info: { id: "msg_0", sessionID: id, role: "user" }, parts: [{ id: "prt_0", sessionID: id, messageID: "msg_0", type: "text", text: "before" }] },
     { info: older, parts: [] },
   ] }) } };
-  const hooks = await SharevatPlugin({ client }, { url: vatURL(), token: adminToken(), dir, sessions: "shared" });
+  const hooks = await SharevatPlugin({ client }, { url: vatURL(), token: creationToken(), dir, sessions: "shared" });
   for (const ev of events(id)) await hooks.event({ event: ev });
   assert.equal(fs.existsSync(path.join(dir, id)), false, "a session opencode does not share leaves nothing");
 
@@ -83,6 +82,29 @@ test('mode "shared" keeps only sessions opencode shares, sends what they held be
   await hooks.dispose();
 });
 
+test("a version stock opencode stored first through the door does not leave the plugin's older one last: the plugin re-asserts it", async () => {
+  const id = sid(`3_${process.pid}_${Date.now()}`); // the door answers the same share for the same session
+  const running = { id: "prt_t", sessionID: id, messageID: "msg_1", type: "tool", state: { status: "running", time: { start: 5 } } };
+  const completed = { ...running, state: { status: "completed", output: "ok", time: { start: 5, end: 6 } } };
+  const door = await doorCreate(id);
+  const res = await fetch(`${vatURL()}/opencode/${creationToken()}/api/share/${door.id}/sync`, {
+    method: "POST", body: JSON.stringify({ secret: door.secret, data: [{ type: "part", data: completed }] }),
+  });
+  assert.equal(res.status, 200, await res.text());
+
+  const dir = scratch();
+  const hooks = await SharevatPlugin({}, { url: vatURL(), token: creationToken(), dir });
+  for (const part of [running, completed]) await hooks.event({ event: { type: "message.part.updated", properties: { part } } });
+  const log = await waitFor(async () => {
+    const l = await readLog(door.secret);
+    return l.length >= 3 ? l : null; // the door's completed, the plugin's running, the re-asserted completed
+  });
+  await hooks.dispose();
+  assert.deepEqual(log.at(-1).body, completed, "the share's last version of the part is the newest");
+  assert.match(log.at(-1).opId, /^opencode:part:msg_1\/prt_t:[0-9a-f]{12}~\d+$/);
+  assert.equal(new Set(log.map((e) => e.opId)).size, log.length, "no op id twice");
+});
+
 /** The session's share.json, or null. */
 function share(dir, id) {
   try {
@@ -92,22 +114,19 @@ function share(dir, id) {
   }
 }
 
-/** Whether the session's outbox on disk has a share and nothing unacknowledged. */
-function sent(dir, id) {
-  const size = fs.statSync(path.join(dir, id, "ops.jsonl")).size;
-  let acked = 0;
-  try {
-    acked = Number(fs.readFileSync(path.join(dir, id, "acked"), "utf8"));
-  } catch {
-    // none yet
-  }
-  return share(dir, id) !== null && acked >= size;
+/** The session's log once its share exists and holds n ops, else null. */
+async function logOf(dir, id, n) {
+  const sh = share(dir, id);
+  if (!sh) return null;
+  const log = await readLog(sh.token);
+  return log.length >= n ? log : null;
 }
 
-/** Polls cond every 20 ms until it holds (the flush runs in the background, signalling nothing). */
+/** Polls cond every 20 ms until it gives a truthy value, and returns that (the flush runs in the background, signalling nothing). */
 async function waitFor(cond) {
   for (let i = 0; i < 1500; i++) {
-    if (cond()) return;
+    const v = await cond();
+    if (v) return v;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error("timed out waiting");

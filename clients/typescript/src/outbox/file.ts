@@ -3,8 +3,10 @@
 // (UTF-8 JSON). Plain node:fs, so it needs no native compilation and runs
 // on Node >= 20 and Bun.
 //
-// Durability: append writes the frames and fsyncs the file
-// (FileHandle.sync) before it resolves. A new file is written whole as
+// Durability: append writes the frames and fsyncs the file before it
+// resolves. Every write is a synchronous system call (write, fsync), so
+// appendSync (Outbox.enqueueSync) and the asynchronous calls never
+// interleave in the file; an fsync holds the event loop for its duration. A new file is written whole as
 // "<path>.new", synced, renamed into place, and its directory synced; a
 // compaction does the same through "<path>.compact". So a crash leaves at
 // the path either nothing or a file with a header, and the old file or the
@@ -17,7 +19,7 @@
 // damaged: the open is refused naming the file, and the file is left as
 // it is.
 
-import { promises as fsp } from "node:fs";
+import fs, { promises as fsp } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { crc32c } from "./crc32c.js";
@@ -45,49 +47,61 @@ export function encodeFrames(frames: string[]): Uint8Array {
 /** The outbox in one append-only file of checksummed frames. */
 export class FileStorage implements Storage {
   readonly kind = "file";
-  private fh: FileHandle | undefined;
+  private fd: number | undefined;
   private end = 0;
 
   constructor(readonly path: string) {}
 
   async load(first: string): Promise<string[]> {
-    await fsp.rm(this.path + ".compact", { force: true });
+    return this.loadSync(first);
+  }
+
+  /** load, synchronously (for Outbox.openSync). */
+  loadSync(first: string): string[] {
+    fs.rmSync(this.path + ".compact", { force: true });
+    let fd: number;
     try {
-      this.fh = await fsp.open(this.path, "r+");
+      fd = fs.openSync(this.path, "r+");
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-      await writeWhole(this.path, this.path + ".new", [first]);
-      this.fh = await fsp.open(this.path, "r+");
+      writeWhole(this.path, this.path + ".new", [first]);
+      fd = fs.openSync(this.path, "r+");
     }
-    const data = new Uint8Array(await this.fh.readFile());
+    this.fd = fd;
+    const data = new Uint8Array(fs.readFileSync(fd));
     const { frames, end } = parse(this.path, data);
     if (end < data.length) {
-      await this.fh.truncate(end); // an append cut short by a crash: it never resolved
-      await this.fh.sync();
+      fs.ftruncateSync(fd, end); // an append cut short by a crash: it never resolved
+      fs.fsyncSync(fd);
     }
     this.end = end;
     return frames;
   }
 
   async append(frames: string[]): Promise<void> {
-    const fh = this.handle();
+    this.appendSync(frames);
+  }
+
+  /**
+   * append, synchronously: written and fsync'd when it returns. Every write
+   * of this backend is synchronous, so appendSync and the asynchronous
+   * calls never interleave in the file.
+   */
+  appendSync(frames: string[]): void {
+    const fd = this.handle();
     const buf = encodeFrames(frames);
     let done = 0;
-    while (done < buf.length) {
-      const { bytesWritten } = await fh.write(buf, done, buf.length - done, this.end + done);
-      done += bytesWritten;
-    }
-    await fh.sync();
+    while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done, this.end + done);
+    fs.fsyncSync(fd);
     this.end += buf.length;
   }
 
   async replace(frames: string[]): Promise<void> {
-    this.handle();
-    const size = await writeWhole(this.path, this.path + ".compact", frames);
-    const old = this.fh!;
-    this.fh = await fsp.open(this.path, "r+");
+    const old = this.handle();
+    const size = writeWhole(this.path, this.path + ".compact", frames);
+    this.fd = fs.openSync(this.path, "r+");
     this.end = size;
-    await old.close();
+    fs.closeSync(old);
   }
 
   size(): number {
@@ -95,30 +109,45 @@ export class FileStorage implements Storage {
   }
 
   async close(): Promise<void> {
-    const fh = this.fh;
-    this.fh = undefined;
-    await fh?.close();
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) fs.closeSync(fd);
   }
 
-  private handle(): FileHandle {
-    if (!this.fh) throw new Error(`the outbox file ${this.path} is closed`);
-    return this.fh;
+  private handle(): number {
+    if (this.fd === undefined) throw new Error(`the outbox file ${this.path} is closed`);
+    return this.fd;
   }
 }
 
 /** Writes frames to tmp, syncs it, renames it to path and syncs the directory; returns its size. */
-async function writeWhole(path: string, tmp: string, frames: string[]): Promise<number> {
+function writeWhole(path: string, tmp: string, frames: string[]): number {
   const buf = encodeFrames(frames);
-  const fh = await fsp.open(tmp, "w", 0o600);
+  const fd = fs.openSync(tmp, "w", 0o600);
   try {
-    await fh.writeFile(buf);
-    await fh.sync();
+    let done = 0;
+    while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done);
+    fs.fsyncSync(fd);
   } finally {
-    await fh.close();
+    fs.closeSync(fd);
   }
-  await fsp.rename(tmp, path);
-  await syncDir(dirname(path));
+  fs.renameSync(tmp, path);
+  syncDirSync(dirname(path));
   return buf.length;
+}
+
+/** syncDir, synchronously. */
+function syncDirSync(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, "r");
+    fs.fsyncSync(fd);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL") throw e;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 /** fsyncs a directory, so a create or rename in it is durable (a no-op where directories cannot be synced). */

@@ -4,7 +4,7 @@
 // pid is dead: a crash, SIGKILL) is stale and is broken, so a crashed
 // holder never leaves the outbox stuck. Needs no native module.
 
-import { promises as fsp, constants } from "node:fs";
+import fs, { promises as fsp, constants } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { SharevatError } from "./errors.js";
 
@@ -28,12 +28,80 @@ export async function acquire(path: string, timeoutMs: number): Promise<Lock> {
       await breakStale(lockPath, holder);
       continue;
     }
-    if (Date.now() >= deadline) {
-      const pid = holder.split(" ")[0] || "another process";
-      throw new SharevatError("unavailable", `the outbox file ${path} is in use (by pid ${pid}); only one process may open it at a time`);
-    }
+    if (Date.now() >= deadline) throw inUse(path, holder);
     await new Promise((r) => setTimeout(r, wait));
   }
+}
+
+/**
+ * acquire, synchronously (for Outbox.openSync): waits by blocking the
+ * thread (Atomics.wait) while another live holder has the lock.
+ */
+export function acquireSync(path: string, timeoutMs: number): Lock {
+  const lockPath = path + ".lock";
+  const mine = `${process.pid} ${randomBytes(12).toString("hex")}\n`;
+  const deadline = Date.now() + timeoutMs;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    if (tryCreateSync(lockPath, mine)) return { release: () => release(lockPath, mine) };
+    const holder = readOrEmptySync(lockPath);
+    if (holder !== "" && !alive(holder)) {
+      breakStaleSync(lockPath, holder);
+      continue;
+    }
+    if (Date.now() >= deadline) throw inUse(path, holder);
+    Atomics.wait(nap, 0, 0, wait);
+  }
+}
+
+function inUse(path: string, holder: string): SharevatError {
+  const pid = holder.split(" ")[0] || "another process";
+  return new SharevatError("unavailable", `the outbox file ${path} is in use (by pid ${pid}); only one process may open it at a time`);
+}
+
+function tryCreateSync(lockPath: string, content: string): boolean {
+  let fd;
+  try {
+    fd = fs.openSync(lockPath, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  try {
+    fs.writeFileSync(fd, content);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+function readOrEmptySync(p: string): string {
+  try {
+    return fs.readFileSync(p, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw e;
+  }
+}
+
+/** breakStale, synchronously. */
+function breakStaleSync(lockPath: string, content: string): void {
+  const aside = `${lockPath}.stale-${randomBytes(6).toString("hex")}`;
+  try {
+    fs.renameSync(lockPath, aside);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw e;
+  }
+  if (readOrEmptySync(aside) !== content) {
+    try {
+      fs.linkSync(aside, lockPath);
+    } catch {
+      // another opener holds a fresh lock: leave it
+    }
+  }
+  fs.rmSync(aside, { force: true });
 }
 
 async function tryCreate(lockPath: string, content: string): Promise<boolean> {

@@ -8,11 +8,11 @@ import { resolve as resolvePath } from "node:path";
 import { SharevatError } from "./errors.js";
 import { FileStorage } from "./file.js";
 import { header, type Frame } from "./frames.js";
-import { acquire, type Lock } from "./lock.js";
+import { acquire, acquireSync, type Lock } from "./lock.js";
 import { builtinSqlite, SqliteStorage } from "./sqlite.js";
 import { State, type OpState } from "./state.js";
 import type { Storage } from "./storage.js";
-import { DEFAULT_LIMITS, type Ack, type Limits, type OutboxOp } from "./types.js";
+import { DEFAULT_LIMITS, type Ack, type Limits, type OutboxOp, type StoredOp } from "./types.js";
 import { mustPass, toStored } from "./validate.js";
 import { flush, type FlushOptions } from "./flush.js";
 import type { OutboxTarget } from "./target.js";
@@ -118,6 +118,31 @@ export class Outbox {
     return ob;
   }
 
+  /**
+   * Outbox.open, synchronously, for a producer that must not yield before
+   * its first op is durable (an event hook its host does not await). Only
+   * the file storage (the default) opens synchronously; waiting for another
+   * holder blocks the thread up to lockTimeoutMs.
+   */
+  static openSync(path: string, opts: OutboxOptions = {}): Outbox {
+    path = resolvePath(path);
+    const storage = opts.storage === undefined || opts.storage === "file" ? new FileStorage(path) : opts.storage;
+    if (typeof storage === "string" || !storage.loadSync || !storage.appendSync) {
+      throw new SharevatError("invalid", `the ${typeof storage === "string" ? storage : storage.kind} storage cannot open synchronously: use Outbox.open`);
+    }
+    const lock = acquireSync(path, opts.lockTimeoutMs ?? 1000);
+    const ob = new Outbox(storage, lock, opts);
+    try {
+      for (const f of storage.loadSync(JSON.stringify(header()))) ob.state.apply(JSON.parse(f) as Frame);
+      ob.compactedAt = storage.size();
+    } catch (e) {
+      void storage.close().catch(() => {});
+      void lock.release();
+      throw e;
+    }
+    return ob;
+  }
+
   /** The file's path. */
   get path(): string {
     return this.storage.path;
@@ -138,20 +163,44 @@ export class Outbox {
     const stored = ops.map((op) => toStored(op, op?.opId || "op-" + randomBytes(16).toString("hex")));
     stored.forEach((op) => mustPass(op, lim));
     return this.write(async () => {
-      const fresh = [];
-      const seen = new Set<string>();
-      for (const op of stored) {
-        const pending = this.state.pendingOf(op.id);
-        const same = pending ? JSON.stringify(pending.op) === JSON.stringify(op) : seen.has(op.id);
-        if ((pending || seen.has(op.id)) && !same) {
-          throw new SharevatError("conflict", `op id ${JSON.stringify(op.id)} is already pending with different content`);
-        }
-        if (!pending && !seen.has(op.id)) fresh.push(op);
-        seen.add(op.id);
-      }
+      const fresh = this.fresh(stored);
       if (fresh.length > 0) await this.commit([{ t: "enq", at: new Date().toISOString(), ops: fresh }]);
       return stored.map((op) => op.id);
     });
+  }
+
+  /**
+   * enqueue, synchronously: the ops are written and fsync'd when it
+   * returns, after every op enqueued before (by either call), with the
+   * same validation, errors and de-duplication. For a producer whose host
+   * does not await it (an event hook). Only the file storage supports it;
+   * others fail "invalid".
+   */
+  enqueueSync(ops: OutboxOp[]): string[] {
+    this.mustBeOpen();
+    if (!this.storage.appendSync) throw new SharevatError("invalid", `the ${this.storage.kind} storage has no synchronous enqueue: use enqueue`);
+    const lim = this.opts.limits ?? this.state.limits ?? DEFAULT_LIMITS;
+    const stored = ops.map((op) => toStored(op, op?.opId || "op-" + randomBytes(16).toString("hex")));
+    stored.forEach((op) => mustPass(op, lim));
+    const fresh = this.fresh(stored);
+    if (fresh.length > 0) this.commitSync([{ t: "enq", at: new Date().toISOString(), ops: fresh }]);
+    return stored.map((op) => op.id);
+  }
+
+  /** The ops of stored not already pending; "conflict" for an id pending (or repeated) with other content. */
+  private fresh(stored: StoredOp[]): StoredOp[] {
+    const fresh = [];
+    const seen = new Set<string>();
+    for (const op of stored) {
+      const pending = this.state.pendingOf(op.id);
+      const same = pending ? JSON.stringify(pending.op) === JSON.stringify(op) : seen.has(op.id);
+      if ((pending || seen.has(op.id)) && !same) {
+        throw new SharevatError("conflict", `op id ${JSON.stringify(op.id)} is already pending with different content`);
+      }
+      if (!pending && !seen.has(op.id)) fresh.push(op);
+      seen.add(op.id);
+    }
+    return fresh;
   }
 
   /**
@@ -205,9 +254,20 @@ export class Outbox {
     await this.lock.release();
   }
 
-  /** @internal Makes frames durable, then applies them; serialised with every other write. */
+  /**
+   * @internal Makes frames durable, then applies them; serialised with
+   * every other write. With a storage that appends synchronously, both
+   * happen before it yields, so an enqueueSync never falls in between.
+   */
   async commit(frames: Frame[]): Promise<void> {
+    if (this.storage.appendSync) return this.commitSync(frames);
     await this.storage.append(frames.map((f) => JSON.stringify(f)));
+    for (const f of frames) this.state.apply(f);
+  }
+
+  /** commit, synchronously. */
+  private commitSync(frames: Frame[]): void {
+    this.storage.appendSync!(frames.map((f) => JSON.stringify(f)));
     for (const f of frames) this.state.apply(f);
   }
 

@@ -25,6 +25,10 @@ export interface Storage {
   size(): number;
   /** Closes the file. */
   close(): Promise<void>;
+  /** load, synchronously; only backends that support Outbox.openSync have it (the file backend). */
+  loadSync?(first: string): string[];
+  /** append, synchronously (durable when it returns); only backends that support Outbox.enqueueSync have it (the file backend). */
+  appendSync?(frames: string[]): void;
 }
 
 /** The error for an outbox file that is not whole; its message names the file. */
