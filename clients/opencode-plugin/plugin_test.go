@@ -28,6 +28,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"sharevat/internal/nodetest"
 	"sharevat/internal/opencodetest"
 	"sharevat/internal/proctest"
 )
@@ -36,20 +37,8 @@ import (
 // what is missing and how to get it.
 func needNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("NOTICE: node is not on PATH: the opencode plugin's Node suite did not run; install Node.js >= 20 and run `npm ci` in clients/opencode-plugin")
-	}
-	for _, dep := range []string{"capnweb", "ws", "typescript", "@sharevat/client"} {
-		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
-			t.Skipf("NOTICE: clients/opencode-plugin/node_modules/%s is missing: the plugin's Node suite did not run; run `(cd clients/opencode-plugin && npm ci)`", dep)
-		}
-	}
-	for _, dep := range []string{"capnweb", "ws", "typescript"} {
-		if _, err := os.Stat(filepath.Join(clientDir, "node_modules", dep, "package.json")); err != nil {
-			t.Skipf("NOTICE: clients/typescript/node_modules/%s is missing: the plugin's @sharevat/client cannot be built; run `(cd clients/typescript && npm ci)`", dep)
-		}
-	}
+	node := nodetest.Need(t, ".", "clients/opencode-plugin", "the opencode plugin's suites", "capnweb", "ws", "typescript", "@sharevat/client")
+	nodetest.Need(t, clientDir, "clients/typescript", "the plugin's @sharevat/client build", "capnweb", "ws", "typescript")
 	built.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
