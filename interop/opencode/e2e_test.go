@@ -70,7 +70,10 @@ func TestOpencodeSharesIntoTheVat(t *testing.T) {
 	checkAgainstExport(t, r, v.proxy, id, key, first, "first run")
 	checkPlanted(t, v, first, key)
 	page := openPage(t, link)
-	waitPage(t, page, "the echo shown", pageText+`.includes("echo: ")`, time.Minute)
+	waitPage(t, page, "the prompt shown", pageText+`.includes("repeat my key")`, time.Minute)
+	if echoSent(first) {
+		waitPage(t, page, "the echo shown", pageText+`.includes("echo: ")`, time.Minute)
+	}
 	waitPage(t, page, "live", pageLive, time.Minute)
 	assert.NotContains(t, evalPage[string](t, page, `document.body.innerText`), key)
 
@@ -146,14 +149,20 @@ func sentButLost(t *testing.T, p *opencodetest.Proxy, objs map[string]map[string
 	return lost
 }
 
-// checkPlanted: the key in the prompt, echoed by the model into a text
-// part, is in none of the vat's files, its log or …/data.
+// checkPlanted: the key in the prompt (and echoed by the model into a
+// text part, when opencode sent it) is in none of the vat's files, its log
+// or …/data; the prompt's part is there with the key redacted.
 func checkPlanted(t *testing.T, v *vat, items map[string]opencodetest.Item, key string) {
 	t.Helper()
 	b, err := json.Marshal(items)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), key, "…/data")
-	assert.Contains(t, string(b), "echo: ", "the echoed part is shared (redacted)")
+	assert.Contains(t, string(b), "repeat my key [REDACTED:", "the prompt's part is shared, the key redacted")
+	if !echoSent(items) {
+		// The model's echo is the run's last step, which stock opencode
+		// often never sends before it exits (the loss measured above).
+		t.Log("opencode did not send the model's echo before it exited; the prompt's part carries the key")
+	}
 	assert.NotContains(t, v.log(), key, "the vat's log")
 	err = filepath.WalkDir(v.data, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -200,4 +209,15 @@ func checkUnshare(t *testing.T, r *opencodetest.Root, v *vat, page context.Conte
 		}
 	}
 	assert.Equal(t, 1, deletes)
+}
+
+// echoSent reports whether items hold the model's echo (a text part
+// "echo: …"): the run's last step, which opencode may not have sent.
+func echoSent(items map[string]opencodetest.Item) bool {
+	for _, it := range items {
+		if strings.Contains(string(it.Data), `"echo: `) {
+			return true
+		}
+	}
+	return false
 }
