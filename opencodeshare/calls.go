@@ -142,7 +142,7 @@ func snapshot(ctx context.Context, sh schema.Share, earliest sharevat.Cursor, h 
 		}
 		return ents, res.Cursor(), h.take(bodyBytes(ents))
 	}
-	if domainError(err).Code != sharevat.ETooLarge {
+	if wire.DomainError(err).Code != sharevat.ETooLarge {
 		return nil, 0, err
 	}
 	return fold(ctx, r, earliest, h)

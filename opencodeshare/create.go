@@ -8,6 +8,7 @@ import (
 	"sharevat"
 	"sharevat/schema"
 	"sharevat/sturdyref"
+	"sharevat/wire"
 )
 
 // openCreator is the index's creator name for creates without a token
@@ -80,7 +81,7 @@ func (d *Door) creationRight(ctx context.Context, v schema.Vault, token string) 
 	}
 	a, err := restoreAdmin(ctx, v, token)
 	if err != nil {
-		if domainError(err).Code == sharevat.EUnavailable {
+		if wire.DomainError(err).Code == sharevat.EUnavailable {
 			return schema.Admin{}, "", 0, err
 		}
 		return schema.Admin{}, "", 0, errBadCreator
@@ -112,7 +113,7 @@ func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e ent
 	}
 	sh, err := restore(ctx, v, secret)
 	if err != nil {
-		if c := domainError(err).Code; c == sharevat.EUnavailable || c == sharevat.EInternal {
+		if c := wire.DomainError(err).Code; c == sharevat.EUnavailable || c == sharevat.EInternal {
 			return answer{}, err
 		}
 		return answer{}, errGone
@@ -125,7 +126,7 @@ func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e ent
 func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
 	c, err := createShare(ctx, admin, "opencode "+session)
 	if err != nil {
-		if de := domainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota
+		if de := wire.DomainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota
 			return answer{}, fail(http.StatusTooManyRequests, de.Error())
 		}
 		return answer{}, err

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"sharevat"
+	"sharevat/wire"
 )
 
 // data serves GET /api/share/<slug>/data: the latest item of every key,
@@ -17,7 +18,7 @@ func (d *Door) data(w http.ResponseWriter, r *http.Request, slug string) error {
 	defer v.Release()
 	sh, err := restore(r.Context(), v, slug)
 	if err != nil {
-		if domainError(err).Code == sharevat.EUnavailable {
+		if wire.DomainError(err).Code == sharevat.EUnavailable {
 			return err
 		}
 		return errNoShare

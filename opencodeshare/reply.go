@@ -1,15 +1,12 @@
 package opencodeshare
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
-
-	"capnproto.org/go/capnp/v3/exc"
 
 	"sharevat"
+	"sharevat/sturdyref"
 	"sharevat/wire"
 )
 
@@ -64,7 +61,7 @@ func classify(err error) (int, string) {
 	if errors.As(err, &he) {
 		return he.status, he.msg
 	}
-	de := domainError(err)
+	de := wire.DomainError(err)
 	switch de.Code {
 	case sharevat.EUnauthorized, sharevat.ERevoked:
 		return http.StatusUnauthorized, errUnauthorized.msg
@@ -82,30 +79,5 @@ func classify(err error) (int, string) {
 	return http.StatusInternalServerError, sharevat.ErrInternal.Error()
 }
 
-// domainError classifies err as webvat does: a domain error passes, an
-// exception whose reason is "code: message" becomes that error, a
-// cancelled call is unavailable, anything else internal.
-func domainError(err error) *sharevat.Error {
-	var de *sharevat.Error
-	if errors.As(err, &de) {
-		return de
-	}
-	if de, e := wire.ServerError(err); e != nil {
-		if de != nil {
-			return de
-		}
-		if e.Type == exc.Disconnected {
-			return sharevat.Errorf(sharevat.EUnavailable, "connection lost")
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return sharevat.Errorf(sharevat.EUnavailable, "call cancelled")
-	}
-	return sharevat.ErrInternal
-}
-
-// tokenPattern matches a token; group 1 is its public part.
-var tokenPattern = regexp.MustCompile(`(svt1_[a-z2-7]{24}_)[A-Za-z0-9_-]{43}`)
-
 // scrub removes the secret half of any token from msg.
-func scrub(msg string) string { return tokenPattern.ReplaceAllString(msg, "${1}…") }
+func scrub(msg string) string { return sturdyref.RedactText(msg) }

@@ -7,6 +7,7 @@ import (
 
 	"sharevat"
 	"sharevat/schema"
+	"sharevat/wire"
 )
 
 // syncAnswer is what a sync answers: the ops the vat applied, the items
@@ -68,7 +69,7 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, secret string, need sharevat.Scope) (*restored, error) {
 	sh, err := restore(ctx, v, secret)
 	if err != nil {
-		if domainError(err).Code == sharevat.EUnavailable {
+		if wire.DomainError(err).Code == sharevat.EUnavailable {
 			return nil, err
 		}
 		return nil, errUnauthorized

@@ -7,6 +7,7 @@ import (
 
 	"sharevat"
 	"sharevat/vat"
+	"sharevat/wire"
 )
 
 // TokensPath is the route of the creation-token API the CLI's
@@ -112,7 +113,7 @@ var errNotAdmin = fail(http.StatusUnauthorized, "unauthorized: this needs the se
 
 // adminErr answers a refused admin token with the one 401.
 func adminErr(err error) error {
-	switch domainError(err).Code {
+	switch wire.DomainError(err).Code {
 	case sharevat.EUnauthorized, sharevat.ERevoked:
 		return errNotAdmin
 	}

@@ -3,6 +3,7 @@ package sturdyref
 import (
 	"fmt"
 	"log/slog"
+	"regexp"
 )
 
 // redacted stands in for the secret in every printed form.
@@ -41,3 +42,12 @@ func (t Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
 // one-way: there is no UnmarshalText, and the output does not Parse. To
 // send a token on purpose, send Reveal() as a string.
 func (t Token) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// textPattern matches a token inside free text; group 1 is its public
+// part, "svt1_<grantId>_".
+var textPattern = regexp.MustCompile(`(` + Prefix + `[a-z2-7]{24}_)[A-Za-z0-9_-]{43}`)
+
+// RedactText replaces the secret of every token-shaped string in s with
+// "…", keeping the public part: for messages that quote what a caller
+// sent (a caller may pass a token where an id belongs).
+func RedactText(s string) string { return textPattern.ReplaceAllString(s, "${1}"+redacted) }

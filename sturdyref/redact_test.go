@@ -90,3 +90,16 @@ func checkNoSecret(t *testing.T, tok sturdyref.Token, what, out string) {
 		}
 	}
 }
+
+func TestRedactTextKeepsOnlyThePublicPart(t *testing.T) {
+	a, b := mustRandomToken(t), mustRandomToken(t)
+	msg := "not_found: no share " + a.Reveal() + " or (" + b.Reveal() + ")"
+	got := sturdyref.RedactText(msg)
+	want := "not_found: no share " + a.String() + " or (" + b.String() + ")"
+	if got != want {
+		t.Errorf("RedactText = %q, want %q", got, want)
+	}
+	if plain := "svt1_short_and_not_a_token"; sturdyref.RedactText(plain) != plain {
+		t.Errorf("RedactText changed %q", plain)
+	}
+}

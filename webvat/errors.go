@@ -1,15 +1,11 @@
 package webvat
 
 import (
-	"context"
 	"errors"
-	"regexp"
 	"strings"
 
-	"capnproto.org/go/capnp/v3/exc"
-
-	"sharevat"
 	"sharevat/capnweb"
+	"sharevat/sturdyref"
 	"sharevat/wire"
 )
 
@@ -19,37 +15,9 @@ import (
 // A token-shaped string in the message (the vat quotes a bad id, and a
 // caller may pass a token where an id belongs) loses its secret.
 func webError(err error) *capnweb.Error {
-	de := domainError(err)
-	msg := tokenPattern.ReplaceAllString(de.Error(), "${1}…")
+	de := wire.DomainError(err)
+	msg := sturdyref.RedactText(de.Error())
 	return &capnweb.Error{Type: "Error", Message: msg, Props: capnweb.NewObject().Set("code", string(de.Code))}
-}
-
-// tokenPattern matches a token (schema/sharevat.capnp, "Tokens"); group
-// 1 is its public part, the grant id.
-var tokenPattern = regexp.MustCompile(`(svt1_[a-z2-7]{24}_)[A-Za-z0-9_-]{43}`)
-
-// domainError classifies err as the Go client does (client/errors.go):
-// a domain error passes; an exception whose reason is "code: message"
-// becomes that error; a lost connection or a cancelled call is
-// unavailable; anything else is internal, its text never shown (it could
-// hold anything).
-func domainError(err error) *sharevat.Error {
-	var de *sharevat.Error
-	if errors.As(err, &de) {
-		return de
-	}
-	if de, e := wire.ServerError(err); e != nil {
-		if de != nil {
-			return de
-		}
-		if e.Type == exc.Disconnected {
-			return sharevat.Errorf(sharevat.EUnavailable, "connection lost")
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return sharevat.Errorf(sharevat.EUnavailable, "call cancelled")
-	}
-	return sharevat.ErrInternal
 }
 
 // notFunction is capnweb's answer to a call of a method the object does

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"errors"
 
 	"capnproto.org/go/capnp/v3/exc"
@@ -45,4 +46,28 @@ func reason(e *exc.Exception) string {
 		err = next
 	}
 	return err.Error()
+}
+
+// DomainError classifies the error of a call for a door that shows it to
+// a peer (webvat, opencodeshare): a domain error passes; an exception
+// whose reason is "code: message" becomes that error; a lost connection
+// or a cancelled call is unavailable; anything else is internal, its
+// text never shown (it could hold anything).
+func DomainError(err error) *sharevat.Error {
+	var de *sharevat.Error
+	if errors.As(err, &de) {
+		return de
+	}
+	if de, e := ServerError(err); e != nil {
+		if de != nil {
+			return de
+		}
+		if e.Type == exc.Disconnected {
+			return sharevat.Errorf(sharevat.EUnavailable, "connection lost")
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return sharevat.Errorf(sharevat.EUnavailable, "call cancelled")
+	}
+	return sharevat.ErrInternal
 }
