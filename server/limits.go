@@ -30,6 +30,7 @@ func newRPCHandler(v *vat.Vat, cfg *Config, m *metrics, log *slog.Logger) *rpc.H
 		AssembleTimeout:   p.AssembleTimeout,
 		PipelineTargets:   schema.PipelineTarget,
 		OnLimit:           m.LimitHit,
+		Engine:            cfg.RPCEngine,
 	}
 	m.watchMemory(opts.Pool)
 	return rpc.NewHandler(opts)
