@@ -56,7 +56,7 @@ func TestPluginAndDoorConvergeOnOneShare(t *testing.T) {
 	require.Equal(t, door.ID, plugin.ShareID, "the plugin and stock opencode use one share")
 	require.Equal(t, door.URL, plugin.Link)
 
-	out, err := v.compare(t, id)
+	out, _, err := v.compare(t, id)
 	require.NoError(t, err, "the share both wrote lacks items of opencode export: %s", out)
 	t.Logf("door and plugin in one share: %s", strings.TrimSpace(out))
 }

@@ -14,20 +14,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sharevat/internal/opencodetest"
-	"sharevat/internal/proctest"
 )
 
-// vatWithPlugin is a real vat and an opencode root whose project loads
-// the plugin from this directory (and shares with opencode's built-in
+// vatWithPlugin is a real vat and an opencode project (of the package's
+// shared installation) that loads the plugin from this directory, with
+// an outbox directory of its own (and shares with opencode's built-in
 // client to rec, for contrast, when rec is not nil).
 type vatWithPlugin struct {
-	srv  *proctest.Server
+	url  string // the vat's ws://…/rpc
 	base string // http://127.0.0.1:port
 	root *opencodetest.Root
 	cfg  opencodetest.Config
 	node string
 	// creation is the file holding the creation token the plugin uses.
 	creation string
+	// outboxes is the plugin's outbox directory (SHAREVAT_OPENCODE_DIR).
+	outboxes string
 }
 
 // useModel points the root's opencode.json at m (for the next run).
@@ -36,28 +38,33 @@ func (v *vatWithPlugin) useModel(m *opencodetest.Model) {
 	v.root.WriteConfig(v.cfg)
 }
 
-// newVatWithPlugin starts the vat and makes the root.
+// newVatWithPlugin makes the project, sharing into the package's shared
+// vat.
 func newVatWithPlugin(t *testing.T, node string, m *opencodetest.Model, rec *opencodetest.Recorder) *vatWithPlugin {
 	t.Helper()
-	srv := proctest.StartServe(t, server.Binary(t))
+	vat, creation := sharedVat(t)
+	return newProjectWithPlugin(t, node, m, rec, vat.URL, creation)
+}
+
+// newProjectWithPlugin makes the project, sharing into the vat at url
+// with the creation token in the file creation.
+func newProjectWithPlugin(t *testing.T, node string, m *opencodetest.Model, rec *opencodetest.Recorder, url, creation string) *vatWithPlugin {
+	t.Helper()
 	plugin, err := filepath.Abs(filepath.Join("src", "index.js"))
 	require.NoError(t, err)
 	cfg := opencodetest.Config{Model: m, Plugin: []string{"file://" + plugin}}
 	if rec != nil {
 		cfg.EnterpriseURL = rec.URL
 	}
-	root := opencodetest.NewRoot(t, cfg)
-	base := "http" + strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/rpc"), "ws")
-	creation := mintCreationToken(t, srv)
-	root.Env = append(root.Env, "SHAREVAT_URL="+base, "SHAREVAT_TOKEN_FILE="+creation)
-	return &vatWithPlugin{srv: srv, base: base, root: root, cfg: cfg, node: node, creation: creation}
+	root := sharedRoot(t).NewProject(t, cfg)
+	base := httpBase(url)
+	outboxes := filepath.Join(t.TempDir(), "outboxes")
+	root.Env = append(root.Env, "SHAREVAT_URL="+base, "SHAREVAT_TOKEN_FILE="+creation, "SHAREVAT_OPENCODE_DIR="+outboxes)
+	return &vatWithPlugin{url: url, base: base, root: root, cfg: cfg, node: node, creation: creation, outboxes: outboxes}
 }
 
-// outboxDir is the plugin's outbox directory in the root (the default,
-// under XDG_STATE_HOME).
-func (v *vatWithPlugin) outboxDir() string {
-	return filepath.Join(v.root.Dir, "state", "sharevat", "opencode")
-}
+// outboxDir is the plugin's outbox directory.
+func (v *vatWithPlugin) outboxDir() string { return v.outboxes }
 
 // flush runs the plugin's flush command in the root's environment.
 func (v *vatWithPlugin) flush(t *testing.T) string {
@@ -69,11 +76,13 @@ func (v *vatWithPlugin) flush(t *testing.T) string {
 	return string(out)
 }
 
-// compare runs e2e/compare.mjs on the session's export and its share.
-func (v *vatWithPlugin) compare(t *testing.T, sessionID string) (string, error) {
+// compare runs e2e/compare.mjs on the session's export and its share,
+// and returns the export too (one opencode start fewer for a test that
+// looks at it).
+func (v *vatWithPlugin) compare(t *testing.T, sessionID string) (string, opencodetest.Export, error) {
 	t.Helper()
-	res := v.root.Run("export", sessionID)
-	require.NoError(t, res.Err, res.String())
+	exp, res, err := v.root.Export(sessionID)
+	require.NoError(t, err, res.String())
 	b, err := os.ReadFile(filepath.Join(v.outboxDir(), sessionID, "share.json"))
 	require.NoError(t, err)
 	var share struct{ Token string }
@@ -81,7 +90,7 @@ func (v *vatWithPlugin) compare(t *testing.T, sessionID string) (string, error) 
 	cmd := exec.Command(v.node, filepath.Join("e2e", "compare.mjs"), v.base, share.Token)
 	cmd.Stdin = strings.NewReader(res.Stdout)
 	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return string(out), exp, err
 }
 
 // stockLosses counts what opencode's built-in share client left the
@@ -144,12 +153,10 @@ func TestPluginSharesEveryItemOfFiveRuns(t *testing.T) {
 		require.Equal(t, id, sid, "run %d continued the session", i+1)
 	}
 	t.Logf("flush: %s", v.flush(t))
-	out, err := v.compare(t, id)
+	out, exp, err := v.compare(t, id)
 	require.NoError(t, err, "the vat lacks items of opencode export: %s", out)
 	t.Logf("plugin: %s", strings.TrimSpace(out))
 
-	exp, res, err := v.root.Export(id)
-	require.NoError(t, err, res.String())
 	missing, stale := stockLosses(t, exp, rec.Items("shr0001"))
 	t.Logf("built-in share over the same 5 runs: %d of %d items missing, %d at an older version",
 		missing, len(opencodetest.Keys(exp)), stale)

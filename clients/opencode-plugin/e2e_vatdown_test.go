@@ -26,7 +26,10 @@ func TestPluginCatchesUpAfterTheVatWasDown(t *testing.T) {
 		opencodetest.Text("First."),
 		opencodetest.Bash("echo down > down.txt"), opencodetest.Text("Wrote it while the vat was down."),
 		opencodetest.Text("Third."))
-	v := newVatWithPlugin(t, node, m, nil)
+	srv := startOwnVat(t) // this test kills its vat
+	creation, err := mintCreationToken(server.Binary(t), srv.URL, srv.Data, t.TempDir())
+	require.NoError(t, err)
+	v := newProjectWithPlugin(t, node, m, nil, srv.URL, creation)
 	res, id := v.root.Prompt("first please")
 	require.NoError(t, res.Err, res.String())
 
@@ -36,8 +39,8 @@ func TestPluginCatchesUpAfterTheVatWasDown(t *testing.T) {
 		return bytes.Count(b, []byte(`{"t":"enq"`))
 	}
 	before := enqueued()
-	v.srv.Kill()
-	<-v.srv.Done()
+	srv.Kill()
+	<-srv.Done()
 	res, _ = v.root.Prompt("second please, vat down", "--continue")
 	require.NoError(t, res.Err, res.String())
 	require.Greater(t, enqueued(), before, "the run with the vat down left its updates in the outbox")
@@ -45,12 +48,12 @@ func TestPluginCatchesUpAfterTheVatWasDown(t *testing.T) {
 
 	u, err := url.Parse(v.base)
 	require.NoError(t, err)
-	_, err = proctest.Start(t, server.Binary(t), nil, "serve", "--listen", u.Host, "--data", v.srv.Data)
+	_, err = proctest.Start(t, server.Binary(t), nil, "serve", "--listen", u.Host, "--data", srv.Data)
 	require.NoError(t, err)
 	res, _ = v.root.Prompt("third please", "--continue")
 	require.NoError(t, res.Err, res.String())
 	t.Logf("flush: %s", v.flush(t))
-	out, err := v.compare(t, id)
+	out, _, err := v.compare(t, id)
 	require.NoError(t, err, "after the vat was down the vat lacks items of opencode export: %s", out)
 	t.Logf("plugin after the vat was down: %s", strings.TrimSpace(out))
 }

@@ -17,11 +17,11 @@ package opencodeplugin_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,19 +58,26 @@ var built struct {
 	err error
 }
 
-// mintCreationToken mints a creation token of srv's opencode door with
-// the CLI, as an operator does, and returns the file it is written to.
-func mintCreationToken(t *testing.T, srv *proctest.Server) string {
-	t.Helper()
-	out, err := exec.Command(server.Binary(t), "opencode-token", "mint", "--server", srv.URL,
-		"--token-file", filepath.Join(srv.Data, "admin.token"), "--name", "plugin", "--json").Output()
-	require.NoError(t, err, "%s", out)
+// mintCreationToken mints a creation token of the opencode door of the
+// vat at url (data: its data directory, holding admin.token) with the
+// CLI, as an operator does, and returns the file in dir it is written to.
+func mintCreationToken(bin, url, data, dir string) (string, error) {
+	out, err := exec.Command(bin, "opencode-token", "mint", "--server", url,
+		"--token-file", filepath.Join(data, "admin.token"), "--name", "plugin", "--json").Output()
+	if err != nil {
+		return "", fmt.Errorf("opencode-token mint: %v: %s", err, out)
+	}
 	var m struct{ Token string }
-	require.NoError(t, json.Unmarshal(out, &m), "%s", out)
-	require.NotEmpty(t, m.Token, "%s", out)
-	file := filepath.Join(t.TempDir(), "creation.token")
-	require.NoError(t, os.WriteFile(file, []byte(m.Token+"\n"), 0o600))
-	return file
+	if err := json.Unmarshal(out, &m); err != nil || m.Token == "" {
+		return "", fmt.Errorf("opencode-token mint: no token in %q (%v)", out, err)
+	}
+	file, err := os.CreateTemp(dir, "creation-*.token")
+	if err != nil {
+		return "", err
+	}
+	defer file.Close()
+	_, err = file.WriteString(m.Token + "\n")
+	return file.Name(), err
 }
 
 // TestTypeCheck runs `tsc --noEmit -p .` over src/ and bin/.
@@ -89,21 +96,20 @@ func TestNodeSuite(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 
-	srv := proctest.StartServe(t, server.Binary(t))
-	base := strings.TrimSuffix(srv.URL, "/rpc")
-	base = "http" + strings.TrimPrefix(base, "ws")
+	vat, creation := sharedVat(t)
+	base := httpBase(vat.URL)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{"--test", "--test-timeout=120000"}, files...)...)
 	cmd.Env = append(os.Environ(),
 		"SHAREVAT_TEST_URL="+base,
-		"SHAREVAT_CREATION_TOKEN_FILE="+mintCreationToken(t, srv),
+		"SHAREVAT_CREATION_TOKEN_FILE="+creation,
 		"SHAREVAT_BIN="+server.Binary(t), // test/vatkill.test.mjs starts and SIGKILLs its own vat
 	)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("node --test failed (%v):\n%s\nserver log:\n%s", err, out, srv.Log)
+		t.Fatalf("node --test failed (%v):\n%s\nserver log:\n%s", err, out, vat.Log())
 	}
 	pass, fail := count(out, "pass"), count(out, "fail")
 	t.Logf("Node suite: %s passed, %s failed (%d files)", pass, fail, len(files))
@@ -125,10 +131,12 @@ var server = proctest.Once{PkgDir: filepath.Join("..", "..", "cmd", "sharevat")}
 
 // TestMain gives each opencode command more time than the harness's
 // default (these tests run opencode with the plugin on a machine that may
-// be shared and slow) and removes the shared server binary.
+// be shared and slow), and at the end stops the shared vat and removes
+// the shared installation and server binary.
 func TestMain(m *testing.M) {
 	opencodetest.RunTimeout = 6 * time.Minute
 	code := m.Run()
+	endShared()
 	server.Cleanup()
 	os.Exit(code)
 }

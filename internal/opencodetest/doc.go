@@ -18,6 +18,9 @@
 //     keep opencode offline (no models fetch, autoupdate, LSP download or
 //     default plugins) and the project's opencode.json from a Config
 //     (provider "mock", enterprise.url, share, plugin, mcp, extra keys).
+//     NewRootIn makes one that outlives a test and Root.NewProject a
+//     project of it per test: opencode's plugin set-up, tens of seconds
+//     at an installation's first start, then happens once per package.
 //   - Root.Prompt runs `opencode run --format json [flags] prompt` and
 //     returns the session id; Root.Export, Root.Import and Root.Serve
 //     (the local API, e.g. Serve.Unshare for DELETE /session/{id}/share)

@@ -70,8 +70,15 @@ type Root struct {
 // binary is not installed.
 func NewRoot(t testing.TB, cfg Config) *Root {
 	t.Helper()
+	return NewRootIn(t, t.TempDir(), cfg)
+}
+
+// NewRootIn is NewRoot in dir, which outlives t and the caller removes:
+// an installation a package's tests share, each in a project of its own
+// (NewProject). With a zero cfg (no Model) it writes no opencode.json.
+func NewRootIn(t testing.TB, dir string, cfg Config) *Root {
+	t.Helper()
 	bin := Binary(t)
-	dir := t.TempDir()
 	r := &Root{Bin: bin, Dir: dir, Project: filepath.Join(dir, "project"), t: t}
 	env := map[string]string{
 		"HOME":            filepath.Join(dir, "home"),
@@ -97,11 +104,43 @@ func NewRoot(t testing.TB, cfg Config) *Root {
 	for k, v := range env {
 		r.Env = append(r.Env, k+"="+v)
 	}
-	r.WriteConfig(cfg)
-	if out, err := exec.Command("git", "init", "-q", r.Project).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
+	if cfg.Model != nil {
+		r.WriteConfig(cfg)
 	}
+	r.gitInit()
 	return r
+}
+
+// NewProject is a second project of r's installation, for test t: a new
+// git project directory in t.TempDir() holding cfg, and a copy of r's
+// environment (PWD set to it) that t may add to. The installation's
+// HOME, caches and data are shared: opencode's plugin set-up, tens of
+// seconds at an installation's first start, happens once, and sessions
+// live in one database (so tests sharing an installation run one after
+// the other: `run --continue` continues the newest session).
+func (r *Root) NewProject(t testing.TB, cfg Config) *Root {
+	t.Helper()
+	p := &Root{Bin: r.Bin, Dir: r.Dir, Project: filepath.Join(t.TempDir(), "project"), t: t}
+	if err := os.MkdirAll(p.Project, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range r.Env {
+		if strings.HasPrefix(kv, "PWD=") {
+			kv = "PWD=" + p.Project
+		}
+		p.Env = append(p.Env, kv)
+	}
+	p.WriteConfig(cfg)
+	p.gitInit()
+	return p
+}
+
+// gitInit makes r's project a git repository.
+func (r *Root) gitInit() {
+	r.t.Helper()
+	if out, err := exec.Command("git", "init", "-q", r.Project).CombinedOutput(); err != nil {
+		r.t.Fatalf("git init: %v: %s", err, out)
+	}
 }
 
 // WriteConfig replaces the project's opencode.json with cfg.

@@ -34,7 +34,7 @@ async function main() {
   for (const id of f.sessionsOnDisk()) {
     const share = f.readShare(id);
     if (share) console.log(`${id}\t${share.link}`);
-    if (f.outbox(id).status().pending > 0) left++;
+    if (f.pending(id) > 0) left++;
   }
   await f.close();
   if (left > 0) console.error(`sharevat-opencode-flush: ${left} session(s) still have unsent ops`);

@@ -8,6 +8,7 @@
 // through the package's Redeemer; a network error retries with backoff
 // inside the outbox's flush; a refused token stops that session's flush
 // with a log line and keeps its ops on disk.
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { Redeemer } from "@sharevat/client";
@@ -51,6 +52,8 @@ export class Flusher {
     this.appliedAt = new Map();
     /** @type {Map<string, Promise<void>[]>} re-asserts under way, per session */
     this.repairs = new Map();
+    /** @type {Map<string, Outbox[]>} other outbox files of a session this process flushes (left by processes that are gone) */
+    this.adopted = new Map();
   }
 
   /**
@@ -95,8 +98,14 @@ export class Flusher {
   }
 
   /**
-   * The session's outbox, opened synchronously (so the first event of a
-   * session is durable before its hook returns too).
+   * The session's outbox this process writes to, opened synchronously (so
+   * the first event of a session is durable before its hook returns too).
+   * That is the session's main outbox file, or, while another process
+   * holds it (a second opencode on the same session: `opencode run
+   * --continue` while the TUI has it open), a side outbox of this process
+   * ("outbox.<pid>-<random>") in the same directory: nothing waits and
+   * nothing is lost. Both flush into the session's one share; op ids are
+   * content-derived, so what both send is kept once.
    * @param {string} sessionID @returns {Outbox}
    */
   outbox(sessionID) {
@@ -105,18 +114,73 @@ export class Flusher {
       if (!/^[A-Za-z0-9_-]+$/.test(sessionID)) throw new Error(`session id ${JSON.stringify(sessionID)} is not a safe directory name`);
       const dir = this.dirOf(sessionID);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const user = this.o.outbox?.onAck;
-      ob = Outbox.openSync(path.join(dir, OUTBOX), {
-        lockTimeoutMs: 5000,
+      ob = this.tryOpen(sessionID, path.join(dir, OUTBOX)) ?? undefined;
+      if (!ob) {
+        const side = `${OUTBOX}.${process.pid}-${randomBytes(4).toString("hex")}`;
+        ob = /** @type {Outbox} */ (this.tryOpen(sessionID, path.join(dir, side)));
+        this.o.log(`sharevat: session ${sessionID}: its outbox is held by another process; this one writes to ${side}`);
+      }
+      this.boxes.set(sessionID, ob);
+    }
+    return ob;
+  }
+
+  /**
+   * Opens the outbox file at file for sessionID without waiting, or
+   * returns null when another live process holds it (a holder that is
+   * gone is taken over).
+   * @param {string} sessionID @param {string} file @returns {Outbox | null}
+   */
+  tryOpen(sessionID, file) {
+    const user = this.o.outbox?.onAck;
+    try {
+      return Outbox.openSync(file, {
         ...this.o.outbox,
+        lockTimeoutMs: 0,
         onAck: (b, ack) => {
           user?.(b, ack);
           this.reassert(sessionID, /** @type {any} */ (ack));
         },
       });
-      this.boxes.set(sessionID, ob);
+    } catch (err) {
+      if (/** @type {any} */ (err)?.code === "unavailable" && /is in use/.test(String(/** @type {any} */ (err)?.message))) return null;
+      throw err;
     }
-    return ob;
+  }
+
+  /**
+   * Opens, to flush them, the session's outbox files that no live process
+   * holds and this one has not open: the main file, and the side outboxes
+   * other processes left (exit, crash, SIGKILL). The first that is free
+   * becomes this process's outbox when it has none yet.
+   * @param {string} sessionID
+   */
+  adopt(sessionID) {
+    const dir = this.dirOf(sessionID);
+    const mine = new Set([this.boxes.get(sessionID), ...(this.adopted.get(sessionID) ?? [])].map((ob) => ob?.path));
+    for (const name of outboxFiles(dir)) {
+      const file = path.join(dir, name);
+      if (mine.has(file)) continue;
+      const ob = this.tryOpen(sessionID, file);
+      if (!ob) continue;
+      if (!this.boxes.has(sessionID) && name === OUTBOX) this.boxes.set(sessionID, ob);
+      else this.adopted.set(sessionID, [...(this.adopted.get(sessionID) ?? []), ob]);
+    }
+  }
+
+  /**
+   * The ops of the session still to send in the outboxes this process has
+   * open.
+   * @param {string} sessionID
+   */
+  pending(sessionID) {
+    return this.open(sessionID).reduce((n, ob) => n + ob.status().pending, 0);
+  }
+
+  /** @param {string} sessionID @returns {Outbox[]} the session's outboxes this process has open */
+  open(sessionID) {
+    const own = this.boxes.get(sessionID);
+    return [...(own ? [own] : []), ...(this.adopted.get(sessionID) ?? [])];
   }
 
   /** @param {string} sessionID */
@@ -124,10 +188,10 @@ export class Flusher {
     return path.join(this.o.dir, sessionID);
   }
 
-  /** The sessions that have an outbox on disk. */
+  /** The sessions that have an outbox on disk (a main or a side one). */
   sessionsOnDisk() {
     try {
-      return fs.readdirSync(this.o.dir).filter((d) => fs.existsSync(path.join(this.o.dir, d, OUTBOX)));
+      return fs.readdirSync(this.o.dir).filter((d) => outboxFiles(path.join(this.o.dir, d)).length > 0);
     } catch {
       return [];
     }
@@ -191,22 +255,36 @@ export class Flusher {
    * @param {string} sessionID
    */
   async flushOnce(sessionID) {
-    const ob = this.outbox(sessionID);
-    if (ob.status().pending === 0) return;
+    if (this.pending(sessionID) === 0) return this.retireAdopted(sessionID);
     const share = await this.ensureShare(sessionID);
     const r = new Redeemer(httpBase(this.o.url), share.token, { maxBackoffMs: 10_000 });
     this.redeemers.set(sessionID, r);
     try {
       do {
-        await ob.flush(r, { signal: this.closer.signal });
+        for (const ob of this.open(sessionID)) await ob.flush(r, { signal: this.closer.signal });
         const repairs = this.repairs.get(sessionID) ?? [];
         this.repairs.delete(sessionID);
         await Promise.all(repairs);
-      } while (ob.status().pending > 0 && !this.closer.signal.aborted);
+      } while (this.pending(sessionID) > 0 && !this.closer.signal.aborted);
     } finally {
       this.redeemers.delete(sessionID);
       r.close();
     }
+    await this.retireAdopted(sessionID);
+  }
+
+  /**
+   * Removes the adopted outboxes of the session that are sent whole (their
+   * file while still holding its lock, then the lock).
+   * @param {string} sessionID
+   */
+  async retireAdopted(sessionID) {
+    const keep = [];
+    for (const ob of this.adopted.get(sessionID) ?? []) {
+      if (!(await retire(ob))) keep.push(ob);
+    }
+    if (keep.length > 0) this.adopted.set(sessionID, keep);
+    else this.adopted.delete(sessionID);
   }
 
   /**
@@ -265,8 +343,9 @@ export class Flusher {
         r.close();
       }
     }
-    await this.boxes.get(sessionID)?.close();
+    await Promise.allSettled(this.open(sessionID).map((ob) => ob.close()));
     this.boxes.delete(sessionID);
+    this.adopted.delete(sessionID);
     fs.rmSync(this.dirOf(sessionID), { recursive: true, force: true });
     this.stopped.add(sessionID);
     this.o.log(`sharevat: session ${sessionID}: unshared (vat share deleted)`);
@@ -277,16 +356,48 @@ export class Flusher {
    * ended (sent everything, or stopped). For `flush` and for start-up.
    */
   async flushAll() {
-    await Promise.all(this.sessionsOnDisk().map((s) => (this.outbox(s), this.kick(s))));
+    await Promise.all(this.sessionsOnDisk().map((s) => (this.adopt(s), this.kick(s))));
   }
 
-  /** Stops every flush (at once: its ops stay pending), and closes the outboxes. */
+  /**
+   * Stops every flush (at once: its ops stay pending), and closes the
+   * outboxes; a side outbox with nothing left in it is removed.
+   */
   async close() {
     this.closer.abort();
     await Promise.allSettled([...this.running.values()]);
-    await Promise.allSettled([...this.boxes.values()].map((ob) => ob.close()));
+    const all = [...this.boxes.values(), ...[...this.adopted.values()].flat()];
+    await Promise.allSettled(all.map(async (ob) => (await retire(ob)) || (await ob.close())));
     this.boxes.clear();
+    this.adopted.clear();
   }
+}
+
+/**
+ * The outbox files in a session's directory: the main one ("outbox") and
+ * side ones ("outbox.<pid>-<random>"), never their lock or temporary files.
+ * @param {string} dir
+ */
+export function outboxFiles(dir) {
+  try {
+    return fs.readdirSync(dir).filter((n) => n === OUTBOX || /^outbox\.\d+-[0-9a-f]+$/.test(n)).sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Removes a side outbox that holds nothing to send or keep (no pending
+ * and no rejected op): deletes its file while holding its lock, then
+ * closes it. Returns whether it did. The main outbox is never removed.
+ * @param {Outbox} ob
+ */
+async function retire(ob) {
+  const st = ob.status();
+  if (path.basename(ob.path) === OUTBOX || st.pending > 0 || st.failed > 0) return false;
+  fs.rmSync(ob.path, { force: true });
+  await ob.close();
+  return true;
 }
 
 /**
@@ -319,7 +430,7 @@ function errText(err) {
  * @param {string} text
  */
 export function writeDurable(file, text) {
-  const tmp = file + ".tmp";
+  const tmp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`; // two processes may write the same file
   const fd = fs.openSync(tmp, "w", 0o600);
   try {
     fs.writeSync(fd, text);

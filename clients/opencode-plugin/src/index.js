@@ -146,22 +146,28 @@ class Tracker {
 
   /**
    * Enqueues what a session held before it became shared (its messages
-   * and parts, read through opencode's API), skipping every key an event
-   * has enqueued since: an event's version is never older than the read.
+   * and parts, and its diff, read through opencode's API), skipping every
+   * key an event has enqueued since: an event's version is never older
+   * than the read.
    * @param {string} sessionID
    */
   async fullSync(sessionID) {
-    const res = await this.client?.session?.messages?.({ path: { id: sessionID } });
+    const path = { path: { id: sessionID } };
+    const [res, diff] = await Promise.all([
+      this.client?.session?.messages?.(path),
+      this.client?.session?.diff?.(path)?.catch?.(() => undefined), // an older opencode without the route: no diff
+    ]);
     const list = Array.isArray(res?.data) ? res.data : [];
     if (!this.shared.has(sessionID)) return;
+    /** @type {[string, any][]} */
+    const items = [];
+    for (const m of list) items.push(["message", m.info], ...(m.parts ?? []).map((/** @type {any} */ p) => /** @type {[string, any]} */ (["part", p])));
+    if (Array.isArray(diff?.data)) items.push(["session_diff", diff.data]);
     let n = 0;
-    for (const m of list) {
-      const items = [["message", m.info], ...(m.parts ?? []).map((/** @type {any} */ p) => ["part", p])];
-      for (const [type, data] of items) {
-        const op = itemToOp(type, data, sessionID);
-        if (this.seen(sessionID, op.kind, op.key)) continue;
-        if (this.enqueue(sessionID, op)) n++;
-      }
+    for (const [type, data] of items) {
+      const op = itemToOp(type, data, sessionID);
+      if (this.seen(sessionID, op.kind, op.key)) continue;
+      if (this.enqueue(sessionID, op)) n++;
     }
     if (n > 0) this.flusher.kick(sessionID);
   }

@@ -53,10 +53,14 @@ test('mode "shared" keeps only sessions opencode shares, sends what they held be
   let release;
   const held = new Promise((r) => (release = r));
   const older = { id: "msg_1", sessionID: id, role: "user", old: true };
-  const client = { session: { messages: async () => (await held, { data: [
-    { info: { id: "msg_0", sessionID: id, role: "user" }, parts: [{ id: "prt_0", sessionID: id, messageID: "msg_0", type: "text", text: "before" }] },
-    { info: older, parts: [] },
-  ] }) } };
+  const diff = [{ file: "one.txt", before: "", after: "one\n", additions: 1, deletions: 0 }];
+  const client = { session: {
+    messages: async () => (await held, { data: [
+      { info: { id: "msg_0", sessionID: id, role: "user" }, parts: [{ id: "prt_0", sessionID: id, messageID: "msg_0", type: "text", text: "before" }] },
+      { info: older, parts: [] },
+    ] }),
+    diff: async () => (await held, { data: diff }), // GET /session/{id}/diff: the session's diff before it was shared
+  } };
   const hooks = await SharevatPlugin({ client }, { url: vatURL(), token: creationToken(), dir, sessions: "shared" });
   for (const ev of events(id)) await hooks.event({ event: ev });
   assert.equal(fs.existsSync(path.join(dir, id)), false, "a session opencode does not share leaves nothing");
@@ -68,12 +72,14 @@ test('mode "shared" keeps only sessions opencode shares, sends what they held be
   await waitFor(() => share(dir, id));
   const { token } = share(dir, id);
   let log = [];
-  for (let i = 0; i < 500 && log.length < 4; i++) {
+  for (let i = 0; i < 500 && log.length < 5; i++) {
     log = await readLog(token); // the flush signals nothing: poll the vat
-    if (log.length < 4) await new Promise((r) => setTimeout(r, 20));
+    if (log.length < 5) await new Promise((r) => setTimeout(r, 20));
   }
-  assert.deepEqual(log.map((e) => `${e.kind} ${e.key}`), ["session " + id, "message msg_1", "message msg_0", "part msg_0/prt_0"]);
+  assert.deepEqual(log.map((e) => `${e.kind} ${e.key}`), ["session " + id, "message msg_1", "message msg_0", "part msg_0/prt_0", "session_diff " + id]);
   assert.equal(log[1].body.old, undefined, "the full sync's older msg_1 is not sent after the event's");
+  assert.deepEqual(log[4].body, diff, "the full sync sends the session's diff as the door's session_diff item");
+  assert.match(log[4].opId, new RegExp(`^opencode:session_diff:${id}:[0-9a-f]{12}$`));
 
   const { share: _, ...unshared } = shared;
   await hooks.event({ event: { type: "session.updated", properties: { sessionID: id, info: { ...unshared, time: { created: 1, updated: 4 } } } } });
