@@ -45,6 +45,10 @@ func (b *bootServer) delivered() []uint64 {
 	return append([]uint64(nil), b.reads...)
 }
 
+// withOps is the fromCursor for which read answers a one-entry ops list
+// (a pointer field that is not a capability); others leave ops null.
+const withOps = 1000
+
 // Read records fromCursor and answers head = fromCursor.
 func (b *bootServer) Read(_ context.Context, call schema.Reader_read) error {
 	from := call.Args().FromCursor()
@@ -56,7 +60,10 @@ func (b *bootServer) Read(_ context.Context, call schema.Reader_read) error {
 		return err
 	}
 	res.SetHead(from)
-	return nil
+	if from == withOps {
+		_, err = res.NewOps(1)
+	}
+	return err
 }
 
 // Snapshot answers an empty snapshot.

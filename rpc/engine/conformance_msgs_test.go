@@ -307,3 +307,11 @@ func describeReturn(r rpccp.Return) string {
 	}
 	return r.Which().String()
 }
+
+// stillServes checks that a read on export is answered.
+func (p *peer) stillServes(export uint32) {
+	p.t.Helper()
+	if h, err := readHead(p.awaitReturn(p.read(imported(export), 4242))); err != nil || h != 4242 {
+		p.t.Fatalf("the engine stopped serving: head %d, %v\n%s", h, err, p.history())
+	}
+}

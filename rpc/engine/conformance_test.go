@@ -153,3 +153,53 @@ func TestConformancePipelineOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestConformancePipelineTransform: a call pipelined through a transform
+// that does not end at a capability is refused (an exception Return or an
+// Abort), never a crash, and the engine goes on serving if it did not
+// abort.
+func TestConformancePipelineTransform(t *testing.T) {
+	// rpc.capnp, PromisedAnswer.transform: "Operations / transformations
+	// to apply to the result in order to get the capability actually
+	// being addressed." A transform that reaches no capability addresses
+	// nothing; Call on it must fail.
+	cases := []struct {
+		name   string
+		from   uint64   // the read whose answer is the target
+		fields []uint16 // the transform
+		onBoot bool     // transform the bootstrap question instead
+		rule   string   // the deviation this case checks, if any engine has one
+	}{
+		{name: "list-field", from: withOps, fields: []uint16{0}},
+		{name: "null-field", from: 1, fields: []uint16{0}},
+		{name: "through-null", from: 1, fields: []uint16{0, 0}},
+		{name: "past-pointer-section", from: 1, fields: []uint16{7}},
+		{name: "data-only-results", from: 1, fields: nil},
+		{name: "into-a-capability", onBoot: true, fields: []uint16{0}, rule: "transform-into-capability"},
+	}
+	forEachEngine(t, func(t *testing.T, e engineUnderTest) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				if c.rule == "" {
+					c.rule = "bad-transform-crash"
+				}
+				deviation(t, e, c.rule)
+				p := start(t, e)
+				bq, export := p.bootstrap()
+				tq := bq
+				if !c.onBoot {
+					tq = p.read(imported(export), c.from)
+				}
+				q := p.read(promised(tq, c.fields...), 2)
+				o := p.refused(q, true)
+				if o.results {
+					t.Fatalf("a call through transform %v was served\n%s", c.fields, p.history())
+				}
+				t.Logf("%s: %s", e.name, o)
+				if !o.closed {
+					p.stillServes(export)
+				}
+			})
+		}
+	})
+}

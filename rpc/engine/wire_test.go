@@ -56,7 +56,19 @@ var goCapnp = engineUnderTest{
 	start: func(codec transport.Codec, boot capnp.Client) engineConn {
 		return capnprpc.NewConn(transport.New(codec), &capnprpc.Options{BootstrapClient: boot})
 	},
-	deviations: map[string]string{},
+	deviations: map[string]string{
+		// A call pipelined through a transform that reaches no
+		// capability (a list, a null or absent pointer), when it is
+		// queued before the answer is fulfilled, panics in
+		// capnp.(*AnswerQueue).Fulfill (answerqueue.go:104, nil pointer
+		// dereference) and kills the process: the crash our hardening
+		// guards exist for. Whether it is queued is a race.
+		"bad-transform-crash": "panics in AnswerQueue.Fulfill (nil dereference), killing the process",
+		// getPointerField(0) applied to a Bootstrap's answer (a
+		// capability pointer, not a struct) is served by the bootstrap
+		// capability itself instead of failing.
+		"transform-into-capability": "serves a getPointerField transform applied to a capability",
+	},
 }
 
 // engines lists the engines every conformance test runs against; the
