@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,6 +68,10 @@ var goCapnp = engineUnderTest{
 		// getPointerField(0) applied to a Bootstrap's answer (a
 		// capability pointer, not a struct) is served by the bootstrap
 		// capability itself instead of failing.
+		// The engine's Finish for its own question goes out on a 250 ms
+		// timer after the answer is released, not at once (so after
+		// later messages, here the Return that followed the release).
+		"prompt-finish": "sends Finish on a 250 ms timer after the answer is released",
 		"transform-into-capability": "serves a getPointerField transform applied to a capability",
 	},
 }
@@ -106,7 +111,11 @@ type peer struct {
 	seen    []rpccp.Message
 	readErr error // why in was closed; read after it is
 	nextQ   uint32
+	hangUp  sync.Once
 }
+
+// hangup closes the peer's end of the pipe (once).
+func (p *peer) hangup() { p.hangUp.Do(func() { _ = p.codec.Close() }) }
 
 // start connects a new engine e, serving a fresh bootServer, to a peer
 // the test drives. Cleanup closes both ends.
@@ -118,7 +127,7 @@ func start(t *testing.T, e engineUnderTest) *peer {
 	go p.readLoop()
 	t.Cleanup(func() {
 		_ = p.conn.Close()
-		_ = p.codec.Close()
+		p.hangup()
 		<-p.conn.Done()
 	})
 	return p
@@ -203,6 +212,18 @@ func (p *peer) await(what string, match func(rpccp.Message) bool) rpccp.Message 
 			return m
 		}
 	}
+}
+
+// awaitSeen is await that first looks through the messages already
+// received.
+func (p *peer) awaitSeen(what string, match func(rpccp.Message) bool) rpccp.Message {
+	p.t.Helper()
+	for _, m := range p.seen {
+		if match(m) {
+			return m
+		}
+	}
+	return p.await(what, match)
 }
 
 // awaitReturn waits for the Return answering question q.
