@@ -71,7 +71,7 @@ var goCapnp = engineUnderTest{
 		// The engine's Finish for its own question goes out on a 250 ms
 		// timer after the answer is released, not at once (so after
 		// later messages, here the Return that followed the release).
-		"prompt-finish": "sends Finish on a 250 ms timer after the answer is released",
+		"prompt-finish":             "sends Finish on a 250 ms timer after the answer is released",
 		"transform-into-capability": "serves a getPointerField transform applied to a capability",
 	},
 }
