@@ -16,8 +16,6 @@ import (
 
 // bootServer implements schema.Reader_Server.
 type bootServer struct {
-	mu    sync.Mutex
-	reads []uint64 // fromCursor of every read delivered, in order
 	// gate, when not nil, holds every subscribe until closed.
 	gate chan struct{}
 	// shutdown is closed when the engine releases its last reference.
@@ -38,23 +36,13 @@ func (b *bootServer) client() capnp.Client {
 // Shutdown is called when the last reference to the client is released.
 func (b *bootServer) Shutdown() { b.once.Do(func() { close(b.shutdown) }) }
 
-// delivered returns the fromCursor of every read delivered so far.
-func (b *bootServer) delivered() []uint64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]uint64(nil), b.reads...)
-}
-
 // withOps is the fromCursor for which read answers a one-entry ops list
 // (a pointer field that is not a capability); others leave ops null.
 const withOps = 1000
 
-// Read records fromCursor and answers head = fromCursor.
+// Read answers head = fromCursor.
 func (b *bootServer) Read(_ context.Context, call schema.Reader_read) error {
 	from := call.Args().FromCursor()
-	b.mu.Lock()
-	b.reads = append(b.reads, from)
-	b.mu.Unlock()
 	res, err := call.AllocResults()
 	if err != nil {
 		return err
