@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"context"
+
+	capnp "capnproto.org/go/capnp/v3"
+	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
+)
+
+// answer is one of the peer's questions (a Call or a Bootstrap) and the
+// capnp.Returner of its call: the results are allocated straight in the
+// Return message, which is kept until the peer's Finish so that calls
+// pipelined on the answer find their capability.
+type answer struct {
+	c      *Conn
+	id     uint32
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// Set by the call's goroutine before Return.
+	msg     *capnp.Message // the Return being built, then kept
+	payload rpccp.Payload
+	retErr  error
+
+	// Guarded by c.mu.
+	resolved   bool      // results are final: pipelined calls go straight to them
+	sent       bool      // the Return is written
+	finished   bool      // the peer's Finish arrived
+	releaseRes bool      // ... and asked us to release the result caps
+	queue      []pending // calls pipelined before resolved, in arrival order
+	waiters    []waiter  // receiverAnswer promises to fulfil when resolved
+	results    capnp.Ptr
+	exports    []uint32 // exports sent in the Return's capability table
+}
+
+// pending is a call pipelined on an answer that has not returned yet.
+type pending struct {
+	ops  []capnp.PipelineOp
+	recv capnp.Recv
+	ctx  context.Context
+}
+
+// waiter is a receiverAnswer capability waiting for its answer.
+type waiter struct {
+	ops []capnp.PipelineOp
+	res capnp.Resolver[capnp.Client]
+}
+
+var _ capnp.Returner = (*answer)(nil)
+
+// newAnswer registers the peer's question id. Called with c.mu held.
+func (c *Conn) newAnswer(id uint32) (*answer, error) {
+	if _, dup := c.answers[id]; dup {
+		return nil, protocolErr("question id already in use")
+	}
+	a := &answer{c: c, id: id}
+	a.ctx, a.cancel = context.WithCancel(c.ctx)
+	c.answers[id] = a
+	return a, nil
+}
+
+// handleBootstrap answers the peer's Bootstrap with our bootstrap
+// capability (or an exception when we offer none).
+func (c *Conn) handleBootstrap(m rpccp.Message) error {
+	boot, err := m.Bootstrap()
+	if err != nil {
+		return protocolErr("unreadable bootstrap")
+	}
+	c.mu.Lock()
+	a, err := c.newAnswer(boot.QuestionId())
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if !c.boot.IsValid() {
+		a.PrepareReturn(capnp.Unimplemented("this vat offers no bootstrap capability"))
+		a.Return()
+		return nil
+	}
+	st, err := a.AllocResults(capnp.ObjectSize{})
+	if err == nil {
+		err = a.payload.SetContent(c.boot.AddRef().EncodeAsPtr(st.Segment()))
+	}
+	a.PrepareReturn(err)
+	a.Return()
+	return nil
+}
+
+// AllocResults allocates the results in the Return message.
+func (a *answer) AllocResults(sz capnp.ObjectSize) (capnp.Struct, error) {
+	msg, root := newMessage()
+	ret, err := root.NewReturn()
+	if err != nil {
+		msg.Release()
+		return capnp.Struct{}, err
+	}
+	ret.SetAnswerId(a.id)
+	ret.SetReleaseParamCaps(false)
+	payload, err := ret.NewResults()
+	if err != nil {
+		msg.Release()
+		return capnp.Struct{}, err
+	}
+	st, err := capnp.NewStruct(payload.Segment(), sz)
+	if err == nil {
+		err = payload.SetContent(st.ToPtr())
+	}
+	if err != nil {
+		msg.Release()
+		return capnp.Struct{}, err
+	}
+	a.msg, a.payload = msg, payload
+	return st, nil
+}
+
+// PrepareReturn records the outcome.
+func (a *answer) PrepareReturn(e error) {
+	a.retErr = e
+	if e == nil && a.msg == nil {
+		if _, err := a.AllocResults(capnp.ObjectSize{}); err != nil {
+			a.retErr = err
+		}
+	}
+}
+
+// Return delivers the calls pipelined so far to the results, then
+// writes the Return from the calling goroutine.
+func (a *answer) Return() {
+	var content capnp.Ptr
+	if a.retErr == nil {
+		content, _ = a.payload.Content()
+	}
+	a.resolve(content)
+	c := a.c
+	c.mu.Lock()
+	canceled := a.finished
+	var err error
+	if a.retErr == nil && !canceled && !c.dead {
+		a.exports, err = c.fillCapTable(a.payload, a.msg.CapTable())
+	}
+	c.mu.Unlock()
+	if err != nil {
+		a.retErr = err
+	}
+	if !c.isDead() {
+		if err := c.codec.Encode(a.returnMessage(canceled)); err != nil {
+			_ = c.codec.Close()
+		}
+	}
+	c.mu.Lock()
+	a.sent = true
+	done := a.finished || c.dead
+	if done {
+		c.removeAnswer(a)
+	}
+	c.mu.Unlock()
+	if done {
+		a.drop()
+	}
+}
+
+// ReleaseResults is a no-op: the results live until the peer's Finish.
+func (a *answer) ReleaseResults() {}
+
+// returnMessage is the Return to write: the results message, or a new
+// one for an exception or a call the peer canceled.
+func (a *answer) returnMessage(canceled bool) *capnp.Message {
+	if a.retErr == nil && !canceled {
+		return a.msg
+	}
+	msg, root := newMessage()
+	ret, _ := root.NewReturn()
+	ret.SetAnswerId(a.id)
+	ret.SetReleaseParamCaps(false)
+	if canceled {
+		ret.SetCanceled()
+	} else if ex, err := ret.NewException(); err == nil {
+		encodeException(ex, a.retErr)
+	}
+	if a.msg != nil {
+		a.msg.Release()
+	}
+	a.msg = msg
+	return msg
+}
+
+// resolve makes the results final: the queued calls are delivered in
+// order (a call arriving meanwhile queues behind them) and the
+// receiverAnswer promises fulfilled.
+func (a *answer) resolve(content capnp.Ptr) {
+	c := a.c
+	for {
+		c.mu.Lock()
+		queue, waiters := a.queue, a.waiters
+		a.queue, a.waiters = nil, nil
+		if len(queue) == 0 && len(waiters) == 0 {
+			a.resolved, a.results = true, content
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		for _, p := range queue {
+			a.deliver(content, p)
+		}
+		for _, w := range waiters {
+			a.fulfil(content, w)
+		}
+	}
+}
+
+// deliver hands one pipelined call to the capability at its ops.
+func (a *answer) deliver(content capnp.Ptr, p pending) {
+	if a.retErr != nil {
+		p.recv.Reject(a.retErr)
+		return
+	}
+	client, err := capAt(content, p.ops)
+	if err != nil {
+		p.recv.Reject(err)
+		return
+	}
+	client.RecvCall(p.ctx, p.recv)
+}
+
+func (a *answer) fulfil(content capnp.Ptr, w waiter) {
+	if a.retErr != nil {
+		w.res.Reject(a.retErr)
+		return
+	}
+	client, err := capAt(content, w.ops)
+	if err != nil {
+		w.res.Reject(err)
+		return
+	}
+	w.res.Fulfill(client.AddRef())
+}
+
+// capAt is the capability at ops in the answer's results. Called with
+// c.mu held, after resolved.
+func (a *answer) capAt(ops []capnp.PipelineOp) (capnp.Client, error) {
+	if a.retErr != nil {
+		return capnp.ErrorClient(a.retErr), nil
+	}
+	return capAt(a.results, ops)
+}
+
+// removeAnswer forgets a. Called with c.mu held.
+func (c *Conn) removeAnswer(a *answer) {
+	if c.answers[a.id] == a {
+		delete(c.answers, a.id)
+	}
+}
+
+// drop releases what the answer held: its context, the results message
+// and, if the peer's Finish asked, the result caps' export references.
+func (a *answer) drop() {
+	a.cancel()
+	c := a.c
+	var gone []capnp.Client
+	c.mu.Lock()
+	if a.releaseRes && a.sent {
+		gone = c.releaseExports(a.exports)
+		a.exports = nil
+	}
+	msg := a.msg
+	a.msg = nil
+	c.mu.Unlock()
+	releaseAll(gone)
+	if msg != nil {
+		msg.Release()
+	}
+}
+
+// handleFinish is the peer done with one of its questions: the id is
+// free at once; before the Return the call is canceled (its Return then
+// says so and drops the answer), after it the answer is dropped.
+func (c *Conn) handleFinish(m rpccp.Message) error {
+	fin, err := m.Finish()
+	if err != nil {
+		return protocolErr("unreadable finish")
+	}
+	c.mu.Lock()
+	a := c.answers[fin.QuestionId()]
+	if a == nil || a.finished {
+		c.mu.Unlock()
+		return protocolErr("finish for an unknown question")
+	}
+	a.finished = true
+	a.releaseRes = fin.ReleaseResultCaps()
+	sent := a.sent
+	c.removeAnswer(a) // the id is the peer's again; a running call keeps a
+	c.mu.Unlock()
+	if sent {
+		a.drop()
+	} else {
+		a.cancel()
+	}
+	return nil
+}
+
+// dropIfSent drops a returned answer at shutdown; one still running only
+// has its context canceled, and its Return drops it.
+func (a *answer) dropIfSent() {
+	a.c.mu.Lock()
+	sent := a.sent
+	a.c.mu.Unlock()
+	if sent {
+		a.drop()
+	} else {
+		a.cancel()
+	}
+}

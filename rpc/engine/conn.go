@@ -1,0 +1,238 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+
+	capnp "capnproto.org/go/capnp/v3"
+	"capnproto.org/go/capnp/v3/rpc/transport"
+	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
+)
+
+// Options configures a Conn. A nil *Options means all defaults.
+type Options struct {
+	// BootstrapClient is offered to the peer; the Conn owns this
+	// reference and releases it on shutdown.
+	BootstrapClient capnp.Client
+	// Logger receives connection events; nil: discard. Message contents
+	// are never logged.
+	Logger *slog.Logger
+}
+
+// Conn is one Cap'n Proto RPC connection (level 1) over a codec.
+type Conn struct {
+	codec  transport.Codec
+	log    *slog.Logger
+	boot   capnp.Client
+	ctx    context.Context // parent of every answer's context; ends at shutdown
+	cancel context.CancelFunc
+	done   chan struct{} // closed once the reader has exited and everything is released
+
+	mu         sync.Mutex
+	dead       bool  // shutdown has begun: no new questions, exports or answers
+	closedByUs bool  // Close was called before anything else ended the connection
+	err        error // why the connection ended
+	questions  questionTable
+	answers    map[uint32]*answer
+	exports    exportTable
+}
+
+// NewConn starts RPC on c: one reader goroutine decodes and dispatches
+// every message until the codec fails, the peer aborts or Close is called.
+func NewConn(c transport.Codec, opts *Options) *Conn {
+	if opts == nil {
+		opts = &Options{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	conn := &Conn{
+		codec: c, log: log, boot: opts.BootstrapClient, ctx: ctx, cancel: cancel,
+		done: make(chan struct{}), answers: make(map[uint32]*answer),
+	}
+	conn.questions.init()
+	conn.exports.init()
+	go conn.read()
+	return conn
+}
+
+// Done is closed when the connection has shut down and released all it held.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err reports why the connection ended: nil while it runs or after our
+// own Close; otherwise the peer's Abort, a protocol violation or the
+// codec's error.
+func (c *Conn) Err() error {
+	select {
+	case <-c.done:
+	default:
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closedByUs {
+		return nil
+	}
+	return c.err
+}
+
+// Close ends the connection in order: it sends an Abort, fails our
+// outstanding questions, cancels the peer's calls, releases every export
+// and import, closes the codec and waits for the reader to exit.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	if !c.dead {
+		c.closedByUs = true
+	}
+	c.mu.Unlock()
+	c.shutdown(errors.New("connection closed"), true)
+	<-c.done
+	return nil
+}
+
+// read is the connection's one reader goroutine.
+func (c *Conn) read() {
+	defer close(c.done)
+	for {
+		msg, err := c.codec.Decode()
+		if err != nil {
+			c.shutdown(fmt.Errorf("receive: %w", err), false)
+			break
+		}
+		if err := c.dispatchSafely(msg); err != nil {
+			var pe *peerAbort
+			c.shutdown(err, !errors.As(err, &pe))
+			break
+		}
+	}
+	c.release()
+}
+
+// dispatchSafely dispatches msg, turning a panic into a protocol error.
+func (c *Conn) dispatchSafely(msg *capnp.Message) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("sharevat/rpc/engine: recovered panic in dispatch", "panic", v, "stack", string(debug.Stack()))
+			err = protocolErr("internal error while handling a message")
+		}
+	}()
+	return c.dispatch(msg)
+}
+
+// dispatch handles one incoming message. It takes ownership of msg.
+func (c *Conn) dispatch(msg *capnp.Message) error {
+	m, err := rpccp.ReadRootMessage(msg)
+	if err != nil {
+		msg.Release()
+		return protocolErr("unreadable message")
+	}
+	switch m.Which() {
+	case rpccp.Message_Which_call:
+		return c.handleCall(msg, m)
+	case rpccp.Message_Which_return:
+		return c.handleReturn(msg, m)
+	}
+	defer msg.Release()
+	switch m.Which() {
+	case rpccp.Message_Which_bootstrap:
+		return c.handleBootstrap(m)
+	case rpccp.Message_Which_finish:
+		return c.handleFinish(m)
+	case rpccp.Message_Which_release:
+		return c.handleRelease(m)
+	case rpccp.Message_Which_resolve:
+		return c.handleResolve(m)
+	case rpccp.Message_Which_disembargo:
+		return c.handleDisembargo(m)
+	case rpccp.Message_Which_abort:
+		return peerAborted(m)
+	case rpccp.Message_Which_unimplemented:
+		c.log.Debug("sharevat/rpc/engine: peer answered Unimplemented")
+		return nil
+	default:
+		return c.sendUnimplemented(m)
+	}
+}
+
+// shutdown ends the connection once: it records why, optionally sends an
+// Abort, closes the codec (which ends the reader) and cancels the peer's
+// calls. The tables are emptied by release, on the reader goroutine.
+func (c *Conn) shutdown(why error, abort bool) {
+	c.mu.Lock()
+	if c.dead {
+		c.mu.Unlock()
+		return
+	}
+	c.dead = true
+	c.err = why
+	c.mu.Unlock()
+	if abort {
+		c.sendAbort(why)
+	}
+	c.cancel()
+	if err := c.codec.Close(); err != nil {
+		c.log.Debug("sharevat/rpc/engine: closing the codec", "err", err)
+	}
+}
+
+// release empties every table once the reader has stopped: our questions
+// fail with the reason the connection ended, the peer's answers are
+// dropped, exports and the bootstrap capability are released.
+func (c *Conn) release() {
+	c.mu.Lock()
+	why := c.err
+	qs := c.questions.drain()
+	as := c.answers
+	c.answers = make(map[uint32]*answer)
+	exps := c.exports.drain()
+	c.mu.Unlock()
+	dis := capnp.Disconnected(why.Error())
+	for _, q := range qs {
+		q.settleErr(dis)
+	}
+	for _, a := range as {
+		a.dropIfSent()
+	}
+	for _, e := range exps {
+		e.client.Release()
+	}
+	c.boot.Release()
+}
+
+// send writes msg and releases it. A failed write closes the codec, which
+// ends the reader and so the connection.
+func (c *Conn) send(msg *capnp.Message) error {
+	err := c.codec.Encode(msg)
+	msg.Release()
+	if err != nil {
+		c.log.Debug("sharevat/rpc/engine: send failed", "err", err)
+		_ = c.codec.Close()
+	}
+	return err
+}
+
+// newMessage starts an outgoing RPC message.
+func newMessage() (*capnp.Message, rpccp.Message) {
+	msg, seg, err := capnp.NewMessage(capnp.SingleSegment(nil))
+	if err != nil {
+		panic(err) // a fresh single-segment arena always has room
+	}
+	root, err := rpccp.NewRootMessage(seg)
+	if err != nil {
+		panic(err)
+	}
+	return msg, root
+}
+
+// isDead reports whether shutdown has begun.
+func (c *Conn) isDead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead
+}

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+
+	capnp "capnproto.org/go/capnp/v3"
+	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
+)
+
+// importClient is the hook of one capability descriptor the peer sent us
+// (senderHosted or senderPromise): every descriptor gets its own hook,
+// which owns exactly one of the peer's references and sends Release(id,
+// 1) when the last capnp.Client on it is released. Calls go to the
+// import id; a promise keeps being called by its id after it resolves
+// (the peer forwards), so no embargo is needed on our side.
+type importClient struct {
+	c  *Conn
+	id uint32
+}
+
+var _ capnp.ClientHook = (*importClient)(nil)
+
+// Send builds a Call to the import and returns its answer.
+func (ic *importClient) Send(ctx context.Context, s capnp.Send) (*capnp.Answer, capnp.ReleaseFunc) {
+	return ic.c.sendCall(ctx, target{id: ic.id}, s)
+}
+
+// Recv forwards a call we received (or a local caller's) to the peer.
+func (ic *importClient) Recv(ctx context.Context, r capnp.Recv) capnp.PipelineCaller {
+	return ic.c.forward(ctx, target{id: ic.id}, r)
+}
+
+// Brand identifies the hook, so that sending it back becomes receiverHosted.
+func (ic *importClient) Brand() capnp.Brand { return capnp.Brand{Value: ic} }
+
+// Shutdown releases our reference to the peer's capability.
+func (ic *importClient) Shutdown() { ic.c.sendRelease(ic.id, 1) }
+
+func (ic *importClient) String() string { return "import " + strconv.FormatUint(uint64(ic.id), 10) }
+
+// sendRelease tells the peer we dropped n references to its export id.
+func (c *Conn) sendRelease(id, n uint32) {
+	if c.isDead() {
+		return
+	}
+	msg, root := newMessage()
+	rel, err := root.NewRelease()
+	if err != nil {
+		msg.Release()
+		return
+	}
+	rel.SetId(id)
+	rel.SetReferenceCount(n)
+	_ = c.send(msg)
+}
+
+// importCaps turns a received capability table into clients, one
+// reference each. Called with c.mu held. On error, the clients made so
+// far are returned too, for the caller to release.
+func (c *Conn) importCaps(list rpccp.CapDescriptor_List) ([]capnp.Client, error) {
+	if list.Len() == 0 {
+		return nil, nil
+	}
+	clients := make([]capnp.Client, 0, list.Len())
+	for i := 0; i < list.Len(); i++ {
+		cl, err := c.importCap(list.At(i))
+		if err != nil {
+			return clients, err
+		}
+		clients = append(clients, cl)
+	}
+	return clients, nil
+}
+
+// importCap turns one descriptor into a client. Called with c.mu held.
+func (c *Conn) importCap(d rpccp.CapDescriptor) (capnp.Client, error) {
+	switch d.Which() {
+	case rpccp.CapDescriptor_Which_none:
+		return capnp.Client{}, nil
+	case rpccp.CapDescriptor_Which_senderHosted:
+		return capnp.NewClient(&importClient{c: c, id: d.SenderHosted()}), nil
+	case rpccp.CapDescriptor_Which_senderPromise:
+		return capnp.NewClient(&importClient{c: c, id: d.SenderPromise()}), nil
+	case rpccp.CapDescriptor_Which_receiverHosted:
+		e := c.exports.byID[d.ReceiverHosted()]
+		if e == nil {
+			return capnp.Client{}, protocolErr("receiverHosted names an unknown export")
+		}
+		return e.client.AddRef(), nil
+	case rpccp.CapDescriptor_Which_receiverAnswer:
+		pa, err := d.ReceiverAnswer()
+		if err != nil {
+			return capnp.Client{}, protocolErr("unreadable receiverAnswer")
+		}
+		return c.answerCap(pa)
+	case rpccp.CapDescriptor_Which_thirdPartyHosted:
+		tp, err := d.ThirdPartyHosted()
+		if err != nil {
+			return capnp.Client{}, protocolErr("unreadable thirdPartyHosted")
+		}
+		// Level 1: no three-party handoff; use the vine, as the spec allows.
+		return capnp.NewClient(&importClient{c: c, id: tp.VineId()}), nil
+	default:
+		return capnp.Client{}, protocolErr("unknown capability descriptor")
+	}
+}
+
+// answerCap is a capability in the results of one of the peer's
+// questions to us (receiverAnswer): the capability itself once the
+// answer has its results, otherwise a promise fulfilled when it has.
+// Called with c.mu held.
+func (c *Conn) answerCap(pa rpccp.PromisedAnswer) (capnp.Client, error) {
+	a := c.answers[pa.QuestionId()]
+	if a == nil {
+		return capnp.Client{}, protocolErr("receiverAnswer names an unknown question")
+	}
+	ops, err := readTransform(pa)
+	if err != nil {
+		return capnp.Client{}, err
+	}
+	if a.resolved {
+		cl, err := a.capAt(ops)
+		return cl.AddRef(), err
+	}
+	p, res := capnp.NewLocalPromise[capnp.Client]()
+	a.waiters = append(a.waiters, waiter{ops: ops, res: res})
+	return p, nil
+}
