@@ -1,0 +1,158 @@
+package engine
+
+// How a connection ends (Abort from the peer, Close from our side) and
+// the engine's own questions: calls it makes on capabilities the peer
+// exported to it (imports), their Finish and their Release.
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
+
+	"sharevat/schema"
+)
+
+// TestConformanceAbortAndClose: an Abort from the peer ends the
+// connection; Close from our side tells the peer (Abort, or the codec
+// closed) and releases the bootstrap capability.
+func TestConformanceAbortAndClose(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e engineUnderTest) {
+		// rpc.capnp, Message.abort: "Sent when a connection is being
+		// aborted due to an unrecoverable error ... The sender will shut
+		// down the outgoing half of the connection after abort and will
+		// completely close the connection shortly thereafter."
+		t.Run("abort-from-peer", func(t *testing.T) {
+			p := start(t, e)
+			p.bootstrap()
+			const reason = "the peer gives up: test abort"
+			p.send(abortMsg(reason))
+			p.awaitDone()
+			if ec, ok := p.conn.(errConn); ok {
+				if err := ec.Err(); err == nil || !strings.Contains(err.Error(), reason) {
+					t.Fatalf("Err() after the peer's Abort = %v, want it to carry %q", err, reason)
+				}
+			} else {
+				t.Logf("%s has no Err(); Done closed", e.name)
+			}
+			p.awaitEnd()
+			select {
+			case <-p.boot.shutdown:
+			case <-time.After(hangGuard):
+				t.Fatalf("bootstrap capability not released after the peer's Abort")
+			}
+		})
+		// rpc.capnp, "When a Cap'n Proto connection is lost, everything
+		// on the four tables is lost ... All exports and answers are
+		// implicitly released." Close must tell the peer and let go of
+		// the bootstrap capability (Options: NewConn owns it).
+		t.Run("close", func(t *testing.T) {
+			p := start(t, e)
+			p.bootstrap()
+			if err := p.conn.Close(); err != nil {
+				t.Logf("Close: %v", err)
+			}
+			abort, sent := p.awaitEnd()
+			t.Logf("%s: Abort sent %v (%q), codec closed", e.name, sent, abort)
+			p.awaitDone()
+			select {
+			case <-p.boot.shutdown:
+			case <-time.After(hangGuard):
+				t.Fatalf("bootstrap capability not released by Close")
+			}
+		})
+		// The peer just going away (its end of the codec closed) also
+		// ends the connection.
+		t.Run("peer-hangs-up", func(t *testing.T) {
+			p := start(t, e)
+			p.bootstrap()
+			p.hangup()
+			p.awaitDone()
+		})
+	})
+}
+
+// TestConformanceImports: the bootstrap's subscribe calls back the sink
+// the peer passed in its params; the engine's Call goes to the peer's
+// export, its Finish follows the Return at once, and the import is
+// released when dropped.
+func TestConformanceImports(t *testing.T) {
+	const sinkExport = 10
+	forEachEngine(t, func(t *testing.T, e engineUnderTest) {
+		// callback runs subscribe(sink = our export 10), answers the
+		// engine's call on it, and returns the engine's question id for
+		// it and the Return of subscribe.
+		callback := func(t *testing.T) (p *peer, eq uint32, r rpccp.Return) {
+			p = start(t, e)
+			_, export := p.bootstrap()
+			q := p.question()
+			p.send(callMsg(call{q: q, to: imported(export), iface: schema.Reader_TypeID, method: readerSubscribe,
+				params: subscribeParams(0, 0), caps: []capDesc{{id: sinkExport}}}))
+			// rpc.capnp, CapDescriptor.senderHosted: "A capability newly
+			// exported by the sender"; the receiver calls it with
+			// target importedCap = that id.
+			m := p.await("the engine's Call on our sink", func(m rpccp.Message) bool {
+				return m.Which() == rpccp.Message_Which_call
+			})
+			c := must(m.Call())
+			tg := must(c.Target())
+			if tg.Which() != rpccp.MessageTarget_Which_importedCap || tg.ImportedCap() != sinkExport ||
+				c.InterfaceId() != schema.OpSink_TypeID || c.MethodId() != opSinkEnd {
+				t.Fatalf("engine's call: %s to %s %d, want OpSink.end on importedCap %d\n%s",
+					describe(m), tg.Which(), tg.ImportedCap(), sinkExport, p.history())
+			}
+			eq = c.QuestionId()
+			p.send(returnMsg(eq, nil))
+			if err := <-p.boot.callback; err != nil {
+				t.Fatalf("the callback's answer reached the server as %v", err)
+			}
+			return p, eq, p.awaitReturn(q)
+		}
+		t.Run("callback-answered", func(t *testing.T) {
+			p, _, r := callback(t)
+			if _, err := resultCap(r, 0); err != nil {
+				t.Fatalf("subscribe: %v\n%s", err, p.history())
+			}
+		})
+		// rpc.capnp, Finish: sent by the caller when it no longer needs
+		// the answer. The server released the callback's answer before
+		// it returned, so an engine that sends Finish when the answer is
+		// released (not after a timer) sent it before the Return of
+		// subscribe.
+		t.Run("finish-before-return", func(t *testing.T) {
+			deviation(t, e, "prompt-finish")
+			p, eq, r := callback(t)
+			fin, ret := -1, -1
+			for i, m := range p.seen {
+				switch {
+				case m.Which() == rpccp.Message_Which_finish && must(m.Finish()).QuestionId() == eq:
+					fin = i
+				case m.Which() == rpccp.Message_Which_return && must(m.Return()).AnswerId() == r.AnswerId():
+					ret = i
+				}
+			}
+			if fin < 0 || fin > ret {
+				t.Fatalf("Finish for the engine's question %d not sent before the Return that followed its release\n%s", eq, p.history())
+			}
+		})
+		// rpc.capnp, Return.releaseParamCaps: "If true, all capabilities
+		// that were in the params should be considered released. The
+		// sender must not send separate Release messages for them."
+		// Otherwise the engine must Release the import once the server
+		// dropped it (it did, by returning).
+		t.Run("release-import", func(t *testing.T) {
+			p, _, r := callback(t)
+			if r.ReleaseParamCaps() {
+				t.Logf("%s: released the sink with the Return (releaseParamCaps)", e.name)
+				return
+			}
+			m := p.awaitSeen("Release of our sink", func(m rpccp.Message) bool {
+				return m.Which() == rpccp.Message_Which_release && must(m.Release()).Id() == sinkExport
+			})
+			if n := must(m.Release()).ReferenceCount(); n != 1 {
+				t.Fatalf("Release of the sink by %d references, want 1", n)
+			}
+		})
+	})
+}
