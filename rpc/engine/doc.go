@@ -59,16 +59,21 @@
 //
 // # Level 1 as implemented
 //
-// We never shorten a path, so we never embargo: a senderPromise import
-// keeps being called by its import id after the peer's Resolve (whose
-// capability is imported and released at once), and we export every
-// capability as senderHosted (a local promise is called through). A
-// senderLoopback Disembargo is reflected as receiverLoopback straight away
-// (the calls it follows were forwarded before it was read), after checking
-// that its target is a capability the peer hosts. thirdPartyHosted is used
-// through its vine. Refused: sendResultsTo other than caller (an
-// Unimplemented exception), Disembargo accept/receiverLoopback, and
-// level 3/4 messages (answered with Unimplemented).
+// A senderPromise import keeps being called by its import id after the
+// peer's Resolve (whose capability is imported and released at once), and
+// we export every capability as senderHosted (a local promise is called
+// through), so promises never shorten a path. The one path we shorten is
+// a capability of ours coming back in the results of a question we
+// pipelined calls on (receiverHosted, receiverAnswer): it is embargoed
+// (embargo.go) — calls on it wait in a local promise until our
+// Disembargo(senderLoopback), written after the last pipelined Call, comes
+// back as receiverLoopback. A senderLoopback from the peer is reflected at
+// once (the calls it follows were forwarded before it was read, and the
+// reader holds it back while a Return's queued calls are delivered), after
+// checking that its target is a capability the peer hosts. thirdPartyHosted
+// is used through its vine. Refused: sendResultsTo other than caller (an
+// Unimplemented exception), Disembargo accept, and level 3/4 messages
+// (answered with Unimplemented).
 //
 // # Protocol violations
 //
