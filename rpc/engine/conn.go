@@ -188,6 +188,11 @@ func (c *Conn) shutdown(why error, abort bool) {
 	c.err = why
 	c.drained.Broadcast()
 	c.mu.Unlock()
+	var pe *protocolError
+	if errors.As(why, &pe) {
+		// Our own fixed text, never the peer's bytes.
+		c.log.Warn("sharevat/rpc/engine: aborting the connection", "err", why)
+	}
 	if abort {
 		c.sendAbort(why)
 	}
