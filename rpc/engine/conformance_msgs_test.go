@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 // Builders of the messages the peer sends, one per rpc.capnp message kind
 // the suite uses, and readers of the caps the engine answers with.

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 // The conformance suite: the rules of /usr/include/capnp/rpc.capnp, each
 // checked at the message level against every engine in engines (see

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 // FuzzEngineMessages feeds random and mutated RPC messages to an engine
 // through the pipe, after a real Bootstrap: the engine must not panic,

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 // The wire-level harness of the conformance suite: the test plays the
 // remote vat. One end of transport.NewPipe goes to the engine under test
@@ -20,6 +20,8 @@ import (
 	capnprpc "capnproto.org/go/capnp/v3/rpc"
 	"capnproto.org/go/capnp/v3/rpc/transport"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
+
+	"sharevat/rpc/engine"
 )
 
 // hangGuard bounds every wait for a message the engine must send: it only
@@ -70,15 +72,23 @@ var goCapnp = engineUnderTest{
 		// capability itself instead of failing.
 		// The engine's Finish for its own question goes out on a 250 ms
 		// timer after the answer is released, not at once (so after
-		// later messages, here the Return that followed the release).
+		// later messages, here the answer to a later Bootstrap).
 		"prompt-finish":             "sends Finish on a 250 ms timer after the answer is released",
 		"transform-into-capability": "serves a getPointerField transform applied to a capability",
 	},
 }
 
-// engines lists the engines every conformance test runs against; the
-// file that knows our engine's constructor appends it.
-var engines = []engineUnderTest{goCapnp}
+// ours is sharevat's own engine, the subject of the suite.
+var ours = engineUnderTest{
+	name: "ours",
+	start: func(codec transport.Codec, boot capnp.Client) engineConn {
+		return engine.NewConn(codec, &engine.Options{BootstrapClient: boot})
+	},
+	deviations: map[string]string{},
+}
+
+// engines lists the engines every conformance test runs against.
+var engines = []engineUnderTest{goCapnp, ours}
 
 // forEachEngine runs fn as a subtest per engine.
 func forEachEngine(t *testing.T, fn func(t *testing.T, e engineUnderTest)) {
@@ -112,6 +122,10 @@ type peer struct {
 	readErr error // why in was closed; read after it is
 	nextQ   uint32
 	hangUp  sync.Once
+	// returns holds the Returns received and not yet claimed by
+	// awaitReturn, by answer id: an await for one message passes over
+	// others (a pipelined call may be answered before its target).
+	returns map[uint32]rpccp.Return
 }
 
 // hangup closes the peer's end of the pipe (once).
@@ -122,7 +136,7 @@ func (p *peer) hangup() { p.hangUp.Do(func() { _ = p.codec.Close() }) }
 func start(t *testing.T, e engineUnderTest) *peer {
 	t.Helper()
 	ours, theirs := transport.NewPipe(64)
-	p := &peer{t: t, e: e, codec: ours, boot: newBootServer(), in: make(chan rpccp.Message, 4096)}
+	p := &peer{t: t, e: e, codec: ours, boot: newBootServer(), in: make(chan rpccp.Message, 4096), returns: map[uint32]rpccp.Return{}}
 	p.conn = e.start(theirs, p.boot.client())
 	go p.readLoop()
 	t.Cleanup(func() {
@@ -192,6 +206,10 @@ func (p *peer) recv() (rpccp.Message, error) {
 			return rpccp.Message{}, fmt.Errorf("%w (%v)", errClosed, p.readErr)
 		}
 		p.seen = append(p.seen, m)
+		if m.Which() == rpccp.Message_Which_return {
+			r := must(m.Return())
+			p.returns[r.AnswerId()] = r
+		}
 		return m, nil
 	case <-time.After(hangGuard):
 		return rpccp.Message{}, fmt.Errorf("no message from the engine in %v", hangGuard)
@@ -226,12 +244,18 @@ func (p *peer) awaitSeen(what string, match func(rpccp.Message) bool) rpccp.Mess
 	return p.await(what, match)
 }
 
-// awaitReturn waits for the Return answering question q.
+// awaitReturn waits for the Return answering question q (or takes it
+// if it was received already).
 func (p *peer) awaitReturn(q uint32) rpccp.Return {
 	p.t.Helper()
+	if r, ok := p.returns[q]; ok {
+		delete(p.returns, q)
+		return r
+	}
 	m := p.await(fmt.Sprintf("Return for question %d", q), func(m rpccp.Message) bool {
 		return m.Which() == rpccp.Message_Which_return && must(m.Return()).AnswerId() == q
 	})
+	delete(p.returns, q)
 	return must(m.Return())
 }
 
@@ -261,6 +285,10 @@ func (o outcome) String() string {
 // hasQuestion) or aborts/closes, and reports which.
 func (p *peer) refused(q uint32, hasQuestion bool) outcome {
 	p.t.Helper()
+	if r, ok := p.returns[q]; hasQuestion && ok {
+		delete(p.returns, q)
+		return returnOutcome(r)
+	}
 	for {
 		m, err := p.recv()
 		if errors.Is(err, errClosed) {
@@ -277,12 +305,18 @@ func (p *peer) refused(q uint32, hasQuestion bool) outcome {
 			if !hasQuestion || r.AnswerId() != q {
 				continue
 			}
-			if r.Which() == rpccp.Return_Which_exception {
-				return outcome{exception: must(must(r.Exception()).Reason())}
-			}
-			return outcome{results: true}
+			delete(p.returns, q)
+			return returnOutcome(r)
 		}
 	}
+}
+
+// returnOutcome is the outcome a Return for the question stands for.
+func returnOutcome(r rpccp.Return) outcome {
+	if r.Which() == rpccp.Return_Which_exception {
+		return outcome{exception: must(must(r.Exception()).Reason())}
+	}
+	return outcome{results: true}
 }
 
 // awaitEnd waits until the engine closes its end, skipping whatever it
