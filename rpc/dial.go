@@ -14,8 +14,6 @@ import (
 	"time"
 
 	capnp "capnproto.org/go/capnp/v3"
-	capnprpc "capnproto.org/go/capnp/v3/rpc"
-	"capnproto.org/go/capnp/v3/rpc/transport"
 	"github.com/gorilla/websocket"
 )
 
@@ -30,6 +28,8 @@ type DialOptions struct {
 	// Bootstrap is what we offer the server, usually the zero Client.
 	// Dial takes its own reference; the caller keeps (and releases) its own.
 	Bootstrap capnp.Client
+	// Engine picks the RPC engine; unset: SHAREVAT_RPC_ENGINE, else go-capnp.
+	Engine Engine
 }
 
 // clientWriteBuffer is the client's WebSocket write buffer. gorilla splits a
@@ -40,7 +40,7 @@ const clientWriteBuffer = 64 << 10
 
 // Conn is a client connection to a sharevat server.
 type Conn struct {
-	rpc        *capnprpc.Conn
+	rpc        engineConn
 	codec      *Codec
 	closedByUs atomic.Bool // Close was called while the connection was up
 }
@@ -161,10 +161,7 @@ func newConn(ws *websocket.Conn, opts *DialOptions) *Conn {
 		MaxInflightCalls: -1,
 	})
 	c := &Conn{codec: codec}
-	c.rpc = capnprpc.NewConn(transport.New(codec), &capnprpc.Options{
-		BootstrapClient: opts.Bootstrap.AddRef(),
-		Logger:          newRPCLogger(log, codec, c.closedByUs.Load),
-	})
+	c.rpc = startEngine(opts.Engine, codec, opts.Bootstrap.AddRef(), log, newRPCLogger(log, codec, c.closedByUs.Load))
 	return c
 }
 

@@ -60,6 +60,10 @@ type HandlerOptions struct {
 	AssembleTimeout   time.Duration
 	PipelineTargets   func(iface uint64, method uint16, transform []uint16) (known, ok bool)
 	OnLimit           func(limit string)
+
+	// Engine picks the RPC engine of every connection; unset:
+	// SHAREVAT_RPC_ENGINE, else EngineGoCapnp.
+	Engine Engine
 }
 
 // Peer describes the remote end of a new connection.

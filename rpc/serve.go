@@ -10,7 +10,6 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 	capnprpc "capnproto.org/go/capnp/v3/rpc"
-	"capnproto.org/go/capnp/v3/rpc/transport"
 	"github.com/gorilla/websocket"
 )
 
@@ -65,10 +64,7 @@ func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 		_ = codec.CloseWith(websocket.CloseInternalServerErr, reasonInternal)
 		return
 	}
-	conn := capnprpc.NewConn(transport.New(codec), &capnprpc.Options{
-		BootstrapClient: boot,
-		Logger:          newRPCLogger(log, codec, sc.stopping),
-	})
+	conn := startEngine(h.opts.Engine, codec, boot, log, newRPCLogger(log, codec, sc.stopping))
 	select {
 	case <-conn.Done():
 	case <-sc.stop:

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	capnp "capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/rpc/transport"
@@ -32,6 +33,8 @@ type Conn struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed once the reader has exited and everything is released
 
+	liveImports atomic.Int64 // import hooks not yet shut down
+
 	mu         sync.Mutex
 	dead       bool  // shutdown has begun: no new questions, exports or answers
 	closedByUs bool  // Close was called before anything else ended the connection
@@ -39,6 +42,12 @@ type Conn struct {
 	questions  questionTable
 	answers    map[uint32]*answer
 	exports    exportTable
+	// draining counts Returns written whose queued pipelined calls are
+	// still being delivered; the reader waits (drained) before it
+	// delivers another Call, so a call the peer made after seeing a
+	// Return never overtakes the calls queued before it.
+	draining int
+	drained  *sync.Cond
 }
 
 // NewConn starts RPC on c: one reader goroutine decodes and dispatches
@@ -56,6 +65,7 @@ func NewConn(c transport.Codec, opts *Options) *Conn {
 		codec: c, log: log, boot: opts.BootstrapClient, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), answers: make(map[uint32]*answer),
 	}
+	conn.drained = sync.NewCond(&conn.mu)
 	conn.questions.init()
 	conn.exports.init()
 	go conn.read()
@@ -134,6 +144,7 @@ func (c *Conn) dispatch(msg *capnp.Message) error {
 	}
 	switch m.Which() {
 	case rpccp.Message_Which_call:
+		c.waitDrained()
 		return c.handleCall(msg, m)
 	case rpccp.Message_Which_return:
 		return c.handleReturn(msg, m)
@@ -149,6 +160,7 @@ func (c *Conn) dispatch(msg *capnp.Message) error {
 	case rpccp.Message_Which_resolve:
 		return c.handleResolve(m)
 	case rpccp.Message_Which_disembargo:
+		c.waitDrained()
 		return c.handleDisembargo(m)
 	case rpccp.Message_Which_abort:
 		return peerAborted(m)
@@ -171,6 +183,7 @@ func (c *Conn) shutdown(why error, abort bool) {
 	}
 	c.dead = true
 	c.err = why
+	c.drained.Broadcast()
 	c.mu.Unlock()
 	if abort {
 		c.sendAbort(why)
@@ -235,4 +248,13 @@ func (c *Conn) isDead() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.dead
+}
+
+// waitDrained waits until no Return is delivering its queued calls.
+func (c *Conn) waitDrained() {
+	c.mu.Lock()
+	for c.draining > 0 && !c.dead {
+		c.drained.Wait()
+	}
+	c.mu.Unlock()
 }

@@ -141,7 +141,7 @@ func (q *question) PipelineRecv(ctx context.Context, ops []capnp.PipelineOp, r c
 // pipeTarget says where a pipelined call goes: a promisedAnswer target
 // (counted in q.sending until doneSending) or, after the Return, the
 // result capability itself.
-func (q *question) pipeTarget(ops []capnp.PipelineOp) (*target, capnp.Client, error) {
+func (q *question) pipeTarget(ops []capnp.PipelineOp) (*dest, capnp.Client, error) {
 	c := q.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -155,7 +155,7 @@ func (q *question) pipeTarget(ops []capnp.PipelineOp) (*target, capnp.Client, er
 		return nil, capnp.Client{}, errCanceled
 	}
 	q.sending++
-	return &target{answer: true, id: q.id, ops: ops}, capnp.Client{}, nil
+	return &dest{answer: true, id: q.id, ops: ops}, capnp.Client{}, nil
 }
 
 // doneSending ends one pipelined Call's write; the last one after the
@@ -176,7 +176,7 @@ func (q *question) doneSending() {
 
 // forward sends a call received for a capability the peer hosts on to
 // the peer, and copies its outcome into r's Returner when it arrives.
-func (c *Conn) forward(ctx context.Context, tgt target, r capnp.Recv) capnp.PipelineCaller {
+func (c *Conn) forward(ctx context.Context, tgt dest, r capnp.Recv) capnp.PipelineCaller {
 	ans, release := c.sendCall(ctx, tgt, capnp.Send{
 		Method:    r.Method,
 		ArgsSize:  r.Args.Size(),
