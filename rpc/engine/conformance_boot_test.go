@@ -1,4 +1,4 @@
-package engine_test
+package engine
 
 // The bootstrap capability the engine serves in the suite: a Reader of
 // schema/sharevat.capnp (read is the simple method, subscribe takes a

@@ -1,4 +1,4 @@
-package engine_test
+package engine
 
 // How a connection ends (Abort from the peer, Close from our side) and
 // the engine's own questions: calls it makes on capabilities the peer

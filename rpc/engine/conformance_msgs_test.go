@@ -1,4 +1,4 @@
-package engine_test
+package engine
 
 // Builders of the messages the peer sends, one per rpc.capnp message kind
 // the suite uses, and readers of the caps the engine answers with.

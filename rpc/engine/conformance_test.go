@@ -1,4 +1,4 @@
-package engine_test
+package engine
 
 // The conformance suite: the rules of /usr/include/capnp/rpc.capnp, each
 // checked at the message level against every engine in engines (see

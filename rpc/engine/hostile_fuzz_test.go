@@ -1,4 +1,4 @@
-package engine_test
+package engine
 
 // FuzzEngineMessages feeds random and mutated RPC messages to an engine
 // through the pipe, after a real Bootstrap: the engine must not panic,
@@ -24,7 +24,8 @@ const fuzzMaxMessages = 32
 const probeQuestion = 1 << 30
 
 // fuzzEngine is the engine the fuzz target drives: the one named by
-// ENGINETEST_FUZZ_ENGINE, else the last in engines (ours, once present).
+// ENGINETEST_FUZZ_ENGINE (gocapnp or sharevat), else the last in engines
+// (ours, "sharevat").
 func fuzzEngine(f *testing.F) engineUnderTest {
 	name := os.Getenv("ENGINETEST_FUZZ_ENGINE")
 	if name == "" {

@@ -1,4 +1,4 @@
-package engine_test
+package engine
 
 // A hostile peer at the message level: ids it never was given, ids it
 // reuses, indexes out of range, message kinds the engine does not know.
