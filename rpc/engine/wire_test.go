@@ -71,8 +71,13 @@ var goCapnp = engineUnderTest{
 		// The engine's Finish for its own question goes out on a 250 ms
 		// timer after the answer is released, not at once (so after
 		// later messages, here the answer to a later Bootstrap).
-		"prompt-finish":             "sends Finish on a 250 ms timer after the answer is released",
-		"transform-into-capability": "serves a getPointerField transform applied to a capability",
+		"prompt-finish": "sends Finish on a 250 ms timer after the answer is released",
+		// Close waits (rpc.go:414, shutdown's WaitGroup) for the calls
+		// the engine made on the peer's capabilities, which a silent
+		// peer never answers: Close hangs until the codec is closed
+		// under it.
+		"close-with-outstanding-calls": "Close blocks while a call on the peer's capability is unanswered",
+		"transform-into-capability":    "serves a getPointerField transform applied to a capability",
 	},
 }
 
@@ -130,9 +135,22 @@ func start(t *testing.T, e engineUnderTest) *peer {
 	p.conn = e.start(theirs, p.boot.client())
 	go p.readLoop()
 	t.Cleanup(func() {
-		_ = p.conn.Close()
+		closed := make(chan struct{})
+		go func() {
+			_ = p.conn.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(hangGuard):
+			t.Errorf("%s: Close did not return in %v", e.name, hangGuard)
+		}
 		p.hangup()
-		<-p.conn.Done()
+		select {
+		case <-p.conn.Done():
+		case <-time.After(hangGuard):
+			t.Errorf("%s: Done not closed %v after Close", e.name, hangGuard)
+		}
 	})
 	return p
 }
