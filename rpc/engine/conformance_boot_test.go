@@ -21,6 +21,9 @@ type bootServer struct {
 	// shutdown is closed when the engine releases its last reference.
 	shutdown chan struct{}
 	once     sync.Once
+	// echoSink makes subscribe answer the sink it was given as the
+	// subscription (a capability of the peer's, handed back to it).
+	echoSink bool
 	// callback is the result of the sink's end call a subscribe made.
 	callback chan error
 }
@@ -71,6 +74,13 @@ func (b *bootServer) Subscribe(ctx context.Context, call schema.Reader_subscribe
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	if b.echoSink {
+		res, err := call.AllocResults()
+		if err != nil {
+			return err
+		}
+		return res.SetSubscription(schema.Subscription(call.Args().Sink().AddRef()))
 	}
 	if sink := call.Args().Sink(); sink.IsValid() {
 		fut, release := sink.End(ctx, func(p schema.OpSink_end_Params) error { return p.SetCode("callback") })

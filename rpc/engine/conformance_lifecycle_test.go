@@ -62,6 +62,38 @@ func TestConformanceAbortAndClose(t *testing.T) {
 				t.Fatalf("bootstrap capability not released by Close")
 			}
 		})
+		// Close while the engine waits for the peer's answer to its own
+		// call (the bootstrap's subscribe calling our sink back): the
+		// question is "canceled and throw[s] exceptions" (connection
+		// lost), Close returns and the server sees the failure.
+		t.Run("close-while-calling-peer", func(t *testing.T) {
+			deviation(t, e, "close-with-outstanding-calls")
+			p := start(t, e)
+			_, export := p.bootstrap()
+			p.send(callMsg(call{q: p.question(), to: imported(export), iface: schema.Reader_TypeID, method: readerSubscribe,
+				params: subscribeParams(0, 0), caps: []capDesc{{id: 10}}}))
+			p.await("the engine's Call on our sink", func(m rpccp.Message) bool {
+				return m.Which() == rpccp.Message_Which_call
+			})
+			closed := make(chan struct{})
+			go func() {
+				_ = p.conn.Close()
+				close(closed)
+			}()
+			select {
+			case <-closed:
+			case <-time.After(hangGuard):
+				t.Fatalf("Close did not return while the engine's call on the peer was outstanding")
+			}
+			select {
+			case err := <-p.boot.callback:
+				if err == nil {
+					t.Fatalf("the callback succeeded though the peer never answered")
+				}
+			case <-time.After(hangGuard):
+				t.Fatalf("the server's callback never failed after Close")
+			}
+		})
 		// The peer just going away (its end of the codec closed) also
 		// ends the connection.
 		t.Run("peer-hangs-up", func(t *testing.T) {
@@ -115,25 +147,25 @@ func TestConformanceImports(t *testing.T) {
 				t.Fatalf("subscribe: %v\n%s", err, p.history())
 			}
 		})
-		// rpc.capnp, Finish: sent by the caller when it no longer needs
-		// the answer. The server released the callback's answer before
-		// it returned, so an engine that sends Finish when the answer is
-		// released (not after a timer) sent it before the Return of
-		// subscribe.
-		t.Run("finish-before-return", func(t *testing.T) {
+		// rpc.capnp, Finish: sent by the caller when it "no longer cares
+		// about the result". The server used the callback's answer and
+		// released it before returning; an engine that sends Finish when
+		// the Return arrives or when the answer is released (not on a
+		// timer) has sent it before it answers a Bootstrap we send once
+		// the Return of subscribe is in.
+		t.Run("finish-before-next-answer", func(t *testing.T) {
 			deviation(t, e, "prompt-finish")
-			p, eq, r := callback(t)
-			fin, ret := -1, -1
-			for i, m := range p.seen {
+			p, eq, _ := callback(t)
+			probe := p.question()
+			p.send(bootstrapMsg(probe))
+			p.awaitReturn(probe)
+			for _, m := range p.seen {
 				switch {
 				case m.Which() == rpccp.Message_Which_finish && must(m.Finish()).QuestionId() == eq:
-					fin = i
-				case m.Which() == rpccp.Message_Which_return && must(m.Return()).AnswerId() == r.AnswerId():
-					ret = i
+					return
+				case m.Which() == rpccp.Message_Which_return && must(m.Return()).AnswerId() == probe:
+					t.Fatalf("no Finish for the engine's question %d before the answer to a later Bootstrap\n%s", eq, p.history())
 				}
-			}
-			if fin < 0 || fin > ret {
-				t.Fatalf("Finish for the engine's question %d not sent before the Return that followed its release\n%s", eq, p.history())
 			}
 		})
 		// rpc.capnp, Return.releaseParamCaps: "If true, all capabilities
@@ -154,5 +186,65 @@ func TestConformanceImports(t *testing.T) {
 				t.Fatalf("Release of the sink by %d references, want 1", n)
 			}
 		})
+	})
+}
+
+// TestConformanceLoopbackDisembargo: calls pipelined on an answer that
+// turns out to be the peer's own capability are reflected back to the
+// peer, and a senderLoopback Disembargo on that answer comes back only
+// after all of them.
+func TestConformanceLoopbackDisembargo(t *testing.T) {
+	const sinkExport, embargo, n = 10, 77, 5
+	forEachEngine(t, func(t *testing.T, e engineUnderTest) {
+		p := start(t, e)
+		p.boot.gate, p.boot.echoSink = make(chan struct{}), true
+		_, export := p.bootstrap()
+		sq := p.question()
+		p.send(callMsg(call{q: sq, to: imported(export), iface: schema.Reader_TypeID, method: readerSubscribe,
+			params: subscribeParams(0, 0), caps: []capDesc{{id: sinkExport}}}))
+		for range n {
+			p.send(callMsg(call{q: p.question(), to: promised(sq, 0), iface: schema.Subscription_TypeID, method: subscriptionCurs}))
+		}
+		close(p.boot.gate)
+		// rpc.capnp, CapDescriptor.receiverHosted: "A capability (or
+		// promise) previously exported by the receiver (imported by the
+		// sender)."
+		r := p.awaitReturn(sq)
+		ct := must(must(r.Results()).CapTable())
+		if r.Which() != rpccp.Return_Which_results || ct.Len() != 1 ||
+			ct.At(0).Which() != rpccp.CapDescriptor_Which_receiverHosted || ct.At(0).ReceiverHosted() != sinkExport {
+			t.Fatalf("subscribe should answer our own export %d as receiverHosted\n%s", sinkExport, p.history())
+		}
+		// rpc.capnp, Disembargo.senderLoopback: "As soon as the receiver
+		// has echoed back all pipelined calls on this promise, it will
+		// deliver the Disembargo back to the sender with receiverLoopback
+		// set to the same value."
+		p.send(disembargoMsg(promised(sq, 0), embargo))
+		d := p.await("the Disembargo echo", func(m rpccp.Message) bool {
+			return m.Which() == rpccp.Message_Which_disembargo
+		})
+		dis := must(d.Disembargo())
+		if dis.Context().Which() != rpccp.Disembargo_context_Which_receiverLoopback || dis.Context().ReceiverLoopback() != embargo {
+			t.Fatalf("Disembargo echo: context %s %d, want receiverLoopback %d", dis.Context().Which(), dis.Context().ReceiverLoopback(), embargo)
+		}
+		reflected := 0
+		for _, m := range p.seen {
+			if m.Which() == rpccp.Message_Which_call {
+				c := must(m.Call())
+				tg := must(c.Target())
+				if tg.Which() == rpccp.MessageTarget_Which_importedCap && tg.ImportedCap() == sinkExport {
+					reflected++
+					p.send(returnMsg(c.QuestionId(), nil)) // a peer answers what it is asked
+				}
+			}
+		}
+		if reflected != n {
+			t.Fatalf("%d of the %d pipelined calls reflected to us before the Disembargo echo\n%s", reflected, n, p.history())
+		}
+		for i := range n {
+			if r := p.awaitReturn(sq + 1 + uint32(i)); r.Which() != rpccp.Return_Which_results {
+				t.Fatalf("pipelined call %d: %s\n%s", i, describeReturn(r), p.history())
+			}
+		}
 	})
 }

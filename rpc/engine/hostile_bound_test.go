@@ -10,9 +10,10 @@ import (
 	"testing"
 )
 
-// tableSizer is the test-only hook asked of our engine: the number of
-// entries in its four tables (rpc.capnp, "Four tables"). An engine
-// without it is checked by its goroutines and by still serving.
+// tableSizer is the test-only hook of our engine (engines_sharevat_test.go):
+// the number of entries in its four tables (rpc.capnp, "Four tables";
+// imports are its live import hooks). An engine without it is checked by
+// its goroutines and by still serving.
 type tableSizer interface {
 	tableSizes() (questions, answers, exports, imports int)
 }
@@ -56,6 +57,7 @@ func TestHostileFinishedQuestionsBounded(t *testing.T) {
 			return
 		}
 		qs, as, es, is := ts.tableSizes()
+		t.Logf("%s: questions %d, answers %d, exports %d, imports %d", e.name, qs, as, es, is)
 		if qs != 0 || as > 1 || es != 1 || is != 0 {
 			t.Fatalf("after %d finished cycles: questions %d, answers %d, exports %d, imports %d; want 0, <=1, 1, 0", n, qs, as, es, is)
 		}

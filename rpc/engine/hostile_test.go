@@ -52,6 +52,32 @@ func TestHostileIds(t *testing.T) {
 				p.stillServes(export)
 			}
 		})
+		// rpc.capnp, Exception.Type.unimplemented: "The requested method
+		// is not implemented." A method or interface the capability does
+		// not have fails that call only; the connection goes on.
+		for _, c := range []struct {
+			name   string
+			iface  uint64
+			method uint16
+		}{
+			{"unknown-method", schema.Reader_TypeID, 0x7fff},
+			{"unknown-interface", 0xdeadbeeff00dcafe, 0},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				p := start(t, e)
+				_, export := p.bootstrap()
+				q := p.question()
+				p.send(callMsg(call{q: q, to: imported(export), iface: c.iface, method: c.method}))
+				r := p.awaitReturn(q)
+				if r.Which() != rpccp.Return_Which_exception {
+					t.Fatalf("%s: want an exception Return, got %s\n%s", c.name, describeReturn(r), p.history())
+				}
+				if typ := must(r.Exception()).Type(); typ != rpccp.Exception_Type_unimplemented {
+					t.Errorf("%s: exception type %s, want unimplemented", c.name, typ)
+				}
+				p.stillServes(export)
+			})
+		}
 		// Finish of a question never asked and Release of an id never
 		// exported: protocol errors; the engine may Abort or ignore them,
 		// but must not panic and must not lose its real exports.

@@ -70,14 +70,19 @@ var goCapnp = engineUnderTest{
 		// capability itself instead of failing.
 		// The engine's Finish for its own question goes out on a 250 ms
 		// timer after the answer is released, not at once (so after
-		// later messages, here the Return that followed the release).
-		"prompt-finish":             "sends Finish on a 250 ms timer after the answer is released",
-		"transform-into-capability": "serves a getPointerField transform applied to a capability",
+		// later messages, here the answer to a later Bootstrap).
+		"prompt-finish": "sends Finish on a 250 ms timer after the answer is released",
+		// Close waits (rpc.go:414, shutdown's WaitGroup) for the calls
+		// the engine made on the peer's capabilities, which a silent
+		// peer never answers: Close hangs until the codec is closed
+		// under it.
+		"close-with-outstanding-calls": "Close blocks while a call on the peer's capability is unanswered",
+		"transform-into-capability":    "serves a getPointerField transform applied to a capability",
 	},
 }
 
-// engines lists the engines every conformance test runs against; the
-// file that knows our engine's constructor appends it.
+// engines lists the engines every conformance test runs against; ours
+// (named "sharevat") is appended by engines_sharevat_test.go.
 var engines = []engineUnderTest{goCapnp}
 
 // forEachEngine runs fn as a subtest per engine.
@@ -112,6 +117,10 @@ type peer struct {
 	readErr error // why in was closed; read after it is
 	nextQ   uint32
 	hangUp  sync.Once
+	// returns holds the Returns received and not yet claimed by
+	// awaitReturn, by answer id: an await for one message passes over
+	// others (a pipelined call may be answered before its target).
+	returns map[uint32]rpccp.Return
 }
 
 // hangup closes the peer's end of the pipe (once).
@@ -122,13 +131,26 @@ func (p *peer) hangup() { p.hangUp.Do(func() { _ = p.codec.Close() }) }
 func start(t *testing.T, e engineUnderTest) *peer {
 	t.Helper()
 	ours, theirs := transport.NewPipe(64)
-	p := &peer{t: t, e: e, codec: ours, boot: newBootServer(), in: make(chan rpccp.Message, 4096)}
+	p := &peer{t: t, e: e, codec: ours, boot: newBootServer(), in: make(chan rpccp.Message, 4096), returns: map[uint32]rpccp.Return{}}
 	p.conn = e.start(theirs, p.boot.client())
 	go p.readLoop()
 	t.Cleanup(func() {
-		_ = p.conn.Close()
+		closed := make(chan struct{})
+		go func() {
+			_ = p.conn.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(hangGuard):
+			t.Errorf("%s: Close did not return in %v", e.name, hangGuard)
+		}
 		p.hangup()
-		<-p.conn.Done()
+		select {
+		case <-p.conn.Done():
+		case <-time.After(hangGuard):
+			t.Errorf("%s: Done not closed %v after Close", e.name, hangGuard)
+		}
 	})
 	return p
 }
@@ -192,6 +214,10 @@ func (p *peer) recv() (rpccp.Message, error) {
 			return rpccp.Message{}, fmt.Errorf("%w (%v)", errClosed, p.readErr)
 		}
 		p.seen = append(p.seen, m)
+		if m.Which() == rpccp.Message_Which_return {
+			r := must(m.Return())
+			p.returns[r.AnswerId()] = r
+		}
 		return m, nil
 	case <-time.After(hangGuard):
 		return rpccp.Message{}, fmt.Errorf("no message from the engine in %v", hangGuard)
@@ -226,12 +252,18 @@ func (p *peer) awaitSeen(what string, match func(rpccp.Message) bool) rpccp.Mess
 	return p.await(what, match)
 }
 
-// awaitReturn waits for the Return answering question q.
+// awaitReturn waits for the Return answering question q (or takes it
+// if it was received already).
 func (p *peer) awaitReturn(q uint32) rpccp.Return {
 	p.t.Helper()
+	if r, ok := p.returns[q]; ok {
+		delete(p.returns, q)
+		return r
+	}
 	m := p.await(fmt.Sprintf("Return for question %d", q), func(m rpccp.Message) bool {
 		return m.Which() == rpccp.Message_Which_return && must(m.Return()).AnswerId() == q
 	})
+	delete(p.returns, q)
 	return must(m.Return())
 }
 
@@ -261,6 +293,10 @@ func (o outcome) String() string {
 // hasQuestion) or aborts/closes, and reports which.
 func (p *peer) refused(q uint32, hasQuestion bool) outcome {
 	p.t.Helper()
+	if r, ok := p.returns[q]; hasQuestion && ok {
+		delete(p.returns, q)
+		return returnOutcome(r)
+	}
 	for {
 		m, err := p.recv()
 		if errors.Is(err, errClosed) {
@@ -277,12 +313,18 @@ func (p *peer) refused(q uint32, hasQuestion bool) outcome {
 			if !hasQuestion || r.AnswerId() != q {
 				continue
 			}
-			if r.Which() == rpccp.Return_Which_exception {
-				return outcome{exception: must(must(r.Exception()).Reason())}
-			}
-			return outcome{results: true}
+			delete(p.returns, q)
+			return returnOutcome(r)
 		}
 	}
+}
+
+// returnOutcome is the outcome a Return for the question stands for.
+func returnOutcome(r rpccp.Return) outcome {
+	if r.Which() == rpccp.Return_Which_exception {
+		return outcome{exception: must(must(r.Exception()).Reason())}
+	}
+	return outcome{results: true}
 }
 
 // awaitEnd waits until the engine closes its end, skipping whatever it
