@@ -44,7 +44,7 @@ stress: ## run the rpc and vat tests many times
 # for FUZZTIME (its seed corpus, testdata/fuzz/<Target>, runs in every
 # `go test`). Add a new target here.
 FUZZTIME ?= 10s
-FUZZ_TARGETS := sturdyref:FuzzParse rpc:FuzzDecode wire:FuzzReadBatch cmd/sharevat:FuzzParseOps privacy:FuzzRedact opencodeshare:FuzzParseSync
+FUZZ_TARGETS := sturdyref:FuzzParse rpc:FuzzDecode wire:FuzzReadBatch cmd/sharevat:FuzzParseOps privacy:FuzzRedact opencodeshare:FuzzParseSync rpc/engine:FuzzEngineMessages
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 10s)
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -123,29 +123,40 @@ func (a *answer) PrepareReturn(e error) {
 	}
 }
 
-// Return delivers the calls pipelined so far to the results, then
-// writes the Return from the calling goroutine.
+// Return writes the Return from the calling goroutine, then delivers the
+// calls pipelined on the answer so far, in order (as the C++ reference
+// does: the Return first). Until they are delivered the reader holds
+// back further calls, and calls on the answer keep queuing behind them.
 func (a *answer) Return() {
 	var content capnp.Ptr
 	if a.retErr == nil {
 		content, _ = a.payload.Content()
 	}
-	a.resolve(content)
 	c := a.c
 	c.mu.Lock()
 	canceled := a.finished
-	var err error
 	if a.retErr == nil && !canceled && !c.dead {
-		a.exports, err = c.fillCapTable(a.payload, a.msg.CapTable())
+		var err error
+		if a.exports, err = c.fillCapTable(a.payload, a.msg.CapTable()); err != nil {
+			a.retErr = err
+		}
+	}
+	// With nothing queued the results are final at once, and the reader
+	// need not wait for this Return.
+	queued := len(a.queue) > 0 || len(a.waiters) > 0
+	if queued {
+		c.draining++
+	} else {
+		a.resolved, a.results = true, content
 	}
 	c.mu.Unlock()
-	if err != nil {
-		a.retErr = err
-	}
 	if !c.isDead() {
 		if err := c.codec.Encode(a.returnMessage(canceled)); err != nil {
 			_ = c.codec.Close()
 		}
+	}
+	if queued {
+		a.resolve(content)
 	}
 	c.mu.Lock()
 	a.sent = true
@@ -185,8 +196,8 @@ func (a *answer) returnMessage(canceled bool) *capnp.Message {
 }
 
 // resolve makes the results final: the queued calls are delivered in
-// order (a call arriving meanwhile queues behind them) and the
-// receiverAnswer promises fulfilled.
+// order and the receiverAnswer promises fulfilled; then the reader may
+// deliver calls again.
 func (a *answer) resolve(content capnp.Ptr) {
 	c := a.c
 	for {
@@ -195,6 +206,9 @@ func (a *answer) resolve(content capnp.Ptr) {
 		a.queue, a.waiters = nil, nil
 		if len(queue) == 0 && len(waiters) == 0 {
 			a.resolved, a.results = true, content
+			if c.draining--; c.draining == 0 {
+				c.drained.Broadcast()
+			}
 			c.mu.Unlock()
 			return
 		}
@@ -216,6 +230,8 @@ func (a *answer) deliver(content capnp.Ptr, p pending) {
 	}
 	client, err := capAt(content, p.ops)
 	if err != nil {
+		// The same violation as on a returned answer: the peer aborts.
+		a.c.shutdown(err, true)
 		p.recv.Reject(err)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	capnp "capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/rpc/transport"
@@ -32,6 +33,8 @@ type Conn struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed once the reader has exited and everything is released
 
+	liveImports atomic.Int64 // import hooks not yet shut down
+
 	mu         sync.Mutex
 	dead       bool  // shutdown has begun: no new questions, exports or answers
 	closedByUs bool  // Close was called before anything else ended the connection
@@ -39,6 +42,15 @@ type Conn struct {
 	questions  questionTable
 	answers    map[uint32]*answer
 	exports    exportTable
+	// draining counts Returns written whose queued pipelined calls are
+	// still being delivered; the reader waits (drained) before it
+	// delivers another Call, so a call the peer made after seeing a
+	// Return never overtakes the calls queued before it.
+	draining int
+	drained  *sync.Cond
+	// embargoes are result capabilities of ours held back until the
+	// peer reflects our Disembargo (embargo.go).
+	embargoes embargoTable
 }
 
 // NewConn starts RPC on c: one reader goroutine decodes and dispatches
@@ -56,6 +68,7 @@ func NewConn(c transport.Codec, opts *Options) *Conn {
 		codec: c, log: log, boot: opts.BootstrapClient, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), answers: make(map[uint32]*answer),
 	}
+	conn.drained = sync.NewCond(&conn.mu)
 	conn.questions.init()
 	conn.exports.init()
 	go conn.read()
@@ -134,6 +147,7 @@ func (c *Conn) dispatch(msg *capnp.Message) error {
 	}
 	switch m.Which() {
 	case rpccp.Message_Which_call:
+		c.waitDrained()
 		return c.handleCall(msg, m)
 	case rpccp.Message_Which_return:
 		return c.handleReturn(msg, m)
@@ -149,6 +163,7 @@ func (c *Conn) dispatch(msg *capnp.Message) error {
 	case rpccp.Message_Which_resolve:
 		return c.handleResolve(m)
 	case rpccp.Message_Which_disembargo:
+		c.waitDrained()
 		return c.handleDisembargo(m)
 	case rpccp.Message_Which_abort:
 		return peerAborted(m)
@@ -171,7 +186,13 @@ func (c *Conn) shutdown(why error, abort bool) {
 	}
 	c.dead = true
 	c.err = why
+	c.drained.Broadcast()
 	c.mu.Unlock()
+	var pe *protocolError
+	if errors.As(why, &pe) {
+		// Our own fixed text, never the peer's bytes.
+		c.log.Warn("sharevat/rpc/engine: aborting the connection", "err", why)
+	}
 	if abort {
 		c.sendAbort(why)
 	}
@@ -191,7 +212,12 @@ func (c *Conn) release() {
 	as := c.answers
 	c.answers = make(map[uint32]*answer)
 	exps := c.exports.drain()
+	embs := c.embargoes.drain()
 	c.mu.Unlock()
+	for _, e := range embs {
+		e.res.Reject(capnp.Disconnected(why.Error()))
+		e.client.Release()
+	}
 	dis := capnp.Disconnected(why.Error())
 	for _, q := range qs {
 		q.settleErr(dis)
@@ -235,4 +261,13 @@ func (c *Conn) isDead() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.dead
+}
+
+// waitDrained waits until no Return is delivering its queued calls.
+func (c *Conn) waitDrained() {
+	c.mu.Lock()
+	for c.draining > 0 && !c.dead {
+		c.drained.Wait()
+	}
+	c.mu.Unlock()
 }

@@ -23,19 +23,22 @@ var _ capnp.ClientHook = (*importClient)(nil)
 
 // Send builds a Call to the import and returns its answer.
 func (ic *importClient) Send(ctx context.Context, s capnp.Send) (*capnp.Answer, capnp.ReleaseFunc) {
-	return ic.c.sendCall(ctx, target{id: ic.id}, s)
+	return ic.c.sendCall(ctx, dest{id: ic.id}, s)
 }
 
 // Recv forwards a call we received (or a local caller's) to the peer.
 func (ic *importClient) Recv(ctx context.Context, r capnp.Recv) capnp.PipelineCaller {
-	return ic.c.forward(ctx, target{id: ic.id}, r)
+	return ic.c.forward(ctx, dest{id: ic.id}, r)
 }
 
 // Brand identifies the hook, so that sending it back becomes receiverHosted.
 func (ic *importClient) Brand() capnp.Brand { return capnp.Brand{Value: ic} }
 
 // Shutdown releases our reference to the peer's capability.
-func (ic *importClient) Shutdown() { ic.c.sendRelease(ic.id, 1) }
+func (ic *importClient) Shutdown() {
+	ic.c.liveImports.Add(-1)
+	ic.c.sendRelease(ic.id, 1)
+}
 
 func (ic *importClient) String() string { return "import " + strconv.FormatUint(uint64(ic.id), 10) }
 
@@ -79,9 +82,9 @@ func (c *Conn) importCap(d rpccp.CapDescriptor) (capnp.Client, error) {
 	case rpccp.CapDescriptor_Which_none:
 		return capnp.Client{}, nil
 	case rpccp.CapDescriptor_Which_senderHosted:
-		return capnp.NewClient(&importClient{c: c, id: d.SenderHosted()}), nil
+		return c.newImport(d.SenderHosted()), nil
 	case rpccp.CapDescriptor_Which_senderPromise:
-		return capnp.NewClient(&importClient{c: c, id: d.SenderPromise()}), nil
+		return c.newImport(d.SenderPromise()), nil
 	case rpccp.CapDescriptor_Which_receiverHosted:
 		e := c.exports.byID[d.ReceiverHosted()]
 		if e == nil {
@@ -100,7 +103,7 @@ func (c *Conn) importCap(d rpccp.CapDescriptor) (capnp.Client, error) {
 			return capnp.Client{}, protocolErr("unreadable thirdPartyHosted")
 		}
 		// Level 1: no three-party handoff; use the vine, as the spec allows.
-		return capnp.NewClient(&importClient{c: c, id: tp.VineId()}), nil
+		return c.newImport(tp.VineId()), nil
 	default:
 		return capnp.Client{}, protocolErr("unknown capability descriptor")
 	}
@@ -126,4 +129,10 @@ func (c *Conn) answerCap(pa rpccp.PromisedAnswer) (capnp.Client, error) {
 	p, res := capnp.NewLocalPromise[capnp.Client]()
 	a.waiters = append(a.waiters, waiter{ops: ops, res: res})
 	return p, nil
+}
+
+// newImport is a client holding one reference to the peer's export id.
+func (c *Conn) newImport(id uint32) capnp.Client {
+	c.liveImports.Add(1)
+	return capnp.NewClient(&importClient{c: c, id: id})
 }

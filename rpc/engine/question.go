@@ -8,9 +8,9 @@ import (
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 )
 
-// target is where a Call of ours goes: an import id, or (answer) the
+// dest is where a Call of ours goes: an import id, or (answer) the
 // capability at ops in the results of our question id.
-type target struct {
+type dest struct {
 	answer bool
 	id     uint32
 	ops    []capnp.PipelineOp
@@ -34,7 +34,9 @@ type question struct {
 	results    capnp.Ptr   // after a Return with results
 	err        error       // after a Return with an exception
 	resultMsg  *capnp.Message
-	released   bool // the caller released the answer
+	released   bool                 // the caller released the answer
+	piped      [][]capnp.PipelineOp // distinct transforms pipelined Calls used
+	embargoes  []disembargo         // to send with the Finish
 }
 
 // questionTable holds our questions by id. Guarded by Conn.mu. An id is
@@ -76,7 +78,7 @@ var errCanceled = errors.New("call canceled")
 
 // sendCall writes a Call to tgt with s's arguments and returns its answer.
 // It is written by the calling goroutine.
-func (c *Conn) sendCall(ctx context.Context, tgt target, s capnp.Send) (*capnp.Answer, capnp.ReleaseFunc) {
+func (c *Conn) sendCall(ctx context.Context, tgt dest, s capnp.Send) (*capnp.Answer, capnp.ReleaseFunc) {
 	if err := ctx.Err(); err != nil {
 		return capnp.ErrorAnswer(s.Method, err), func() {}
 	}
@@ -114,7 +116,7 @@ func (c *Conn) sendCall(ctx context.Context, tgt target, s capnp.Send) (*capnp.A
 }
 
 // buildCall makes a Call message to tgt and places s's arguments.
-func buildCall(tgt target, s capnp.Send) (*capnp.Message, rpccp.Call, rpccp.Payload, error) {
+func buildCall(tgt dest, s capnp.Send) (*capnp.Message, rpccp.Call, rpccp.Payload, error) {
 	msg, root := newMessage()
 	call, err := root.NewCall()
 	if err != nil {

@@ -36,6 +36,7 @@ func (c *Conn) handleReturn(msg *capnp.Message, m rpccp.Message) error {
 		q.results, q.err = results, rerr
 		if err == nil && rerr == nil {
 			q.resultMsg = msg
+			q.embargoes = c.embargoResults(q, ret, msg)
 		}
 	}
 	finish := !q.finishSent && q.sending == 0
@@ -99,8 +100,17 @@ func (c *Conn) readReturn(msg *capnp.Message, ret rpccp.Return) (capnp.Ptr, erro
 	}
 }
 
-// finishQuestion writes the Finish for a returned question and frees its id.
+// finishQuestion writes the Disembargoes of a returned question (after
+// every Call pipelined on it: they must not overtake one), then its
+// Finish, and frees its id.
 func (c *Conn) finishQuestion(q *question) {
+	c.mu.Lock()
+	embargoes := q.embargoes
+	q.embargoes = nil
+	c.mu.Unlock()
+	for _, d := range embargoes {
+		c.sendDisembargo(q.id, d)
+	}
 	c.sendFinish(q.id, false)
 	c.mu.Lock()
 	if c.questions.byID[q.id] == q {
@@ -141,7 +151,7 @@ func (q *question) PipelineRecv(ctx context.Context, ops []capnp.PipelineOp, r c
 // pipeTarget says where a pipelined call goes: a promisedAnswer target
 // (counted in q.sending until doneSending) or, after the Return, the
 // result capability itself.
-func (q *question) pipeTarget(ops []capnp.PipelineOp) (*target, capnp.Client, error) {
+func (q *question) pipeTarget(ops []capnp.PipelineOp) (*dest, capnp.Client, error) {
 	c := q.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -155,7 +165,8 @@ func (q *question) pipeTarget(ops []capnp.PipelineOp) (*target, capnp.Client, er
 		return nil, capnp.Client{}, errCanceled
 	}
 	q.sending++
-	return &target{answer: true, id: q.id, ops: ops}, capnp.Client{}, nil
+	q.piped = appendOps(q.piped, ops)
+	return &dest{answer: true, id: q.id, ops: ops}, capnp.Client{}, nil
 }
 
 // doneSending ends one pipelined Call's write; the last one after the
@@ -176,7 +187,7 @@ func (q *question) doneSending() {
 
 // forward sends a call received for a capability the peer hosts on to
 // the peer, and copies its outcome into r's Returner when it arrives.
-func (c *Conn) forward(ctx context.Context, tgt target, r capnp.Recv) capnp.PipelineCaller {
+func (c *Conn) forward(ctx context.Context, tgt dest, r capnp.Recv) capnp.PipelineCaller {
 	ans, release := c.sendCall(ctx, tgt, capnp.Send{
 		Method:    r.Method,
 		ArgsSize:  r.Args.Size(),
