@@ -20,6 +20,14 @@ import (
 // sees the CLI and an in-process server at once.
 func cliIn(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	return cliInKeepDone(t, 0, stdin, env, args...)
+}
+
+// cliInKeepDone is cliIn with the outbox of append and flush keeping
+// only keepDone done results (0: the outbox's default, 10,000), so a
+// test of what happens past the kept results needs few ops.
+func cliInKeepDone(t *testing.T, keepDone int, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	vars := map[string]string{"SHAREVAT_STATE": t.TempDir()}
@@ -34,7 +42,7 @@ func cliIn(t *testing.T, stdin string, env []string, args ...string) (string, st
 		return os.Getenv(k)
 	}
 	var out, errb strings.Builder
-	code := sharevatcmd.RunInProcess(ctx, args, getenv, strings.NewReader(stdin), &out, &errb)
+	code := sharevatcmd.RunInProcessKeepDone(ctx, keepDone, args, getenv, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
 

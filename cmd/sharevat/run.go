@@ -79,6 +79,13 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+
+	// outboxKeepDone is how many done results append's and flush's
+	// outbox keeps (client.OutboxOptions.KeepDone); 0, the only value
+	// main uses, means the outbox's default. Only tests set it (through
+	// export_test.go), so a test of what happens beyond that many ops
+	// needs a few hundred of them, not ten thousand.
+	outboxKeepDone int
 }
 
 // Run runs the command line args (without the program name). Help goes
