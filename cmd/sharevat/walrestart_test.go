@@ -31,8 +31,7 @@ func TestWALRestartAfterSIGKILL(t *testing.T) {
 	bin := binary
 	if v, err := strconv.Atoi(os.Getenv("SHAREVAT_WAL_RESTART_MB")); err == nil && v > 0 {
 		mb = v
-		b, dir, err := proctest.Build(".", false) // the replay's speed, not the race detector's
-		t.Cleanup(func() { os.RemoveAll(dir) })
+		b, err := buildPlain() // the replay's speed, not the race detector's
 		require.NoError(t, err)
 		bin = b
 	}
