@@ -83,10 +83,11 @@ func (f *stateFlags) path(env *Env, token string) (string, error) {
 // also counted in t, which is what a run reports (the outbox keeps only
 // the newest done results, so looking them up afterwards would miss some).
 func (f *stateFlags) openOutbox(env *Env, path string, t *tally) (*client.Outbox, error) {
-	return client.OpenOutbox(path, client.OutboxOptions{
-		MaxBatchOps: f.batch, LockTimeout: f.lockWait, OnAck: t.add, OnSend: t.sent,
-		KeepDone: env.outboxKeepDone,
-	})
+	opts := client.OutboxOptions{MaxBatchOps: f.batch, LockTimeout: f.lockWait, OnAck: t.add, OnSend: t.sent}
+	if env.tuneOutbox != nil {
+		env.tuneOutbox(&opts)
+	}
+	return client.OpenOutbox(path, opts)
 }
 
 // tally collects the server's answer for each op acked during one run.

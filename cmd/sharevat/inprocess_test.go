@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"sharevat/client"
 	sharevatcmd "sharevat/cmd/sharevat"
 	"sharevat/internal/servertest"
 )
@@ -20,13 +21,13 @@ import (
 // sees the CLI and an in-process server at once.
 func cliIn(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	return cliInKeepDone(t, 0, stdin, env, args...)
+	return cliInTuned(t, nil, stdin, env, args...)
 }
 
-// cliInKeepDone is cliIn with the outbox of append and flush keeping
-// only keepDone done results (0: the outbox's default, 10,000), so a
-// test of what happens past the kept results needs few ops.
-func cliInKeepDone(t *testing.T, keepDone int, stdin string, env []string, args ...string) (string, string, int) {
+// cliInTuned is cliIn with tune adjusting the options append and flush
+// open their outbox with (RunInProcessTuned): fewer kept results, a
+// smaller batch, so a test of what happens past them needs few ops.
+func cliInTuned(t *testing.T, tune func(*client.OutboxOptions), stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -42,7 +43,7 @@ func cliInKeepDone(t *testing.T, keepDone int, stdin string, env []string, args 
 		return os.Getenv(k)
 	}
 	var out, errb strings.Builder
-	code := sharevatcmd.RunInProcessKeepDone(ctx, keepDone, args, getenv, strings.NewReader(stdin), &out, &errb)
+	code := sharevatcmd.RunInProcessTuned(ctx, tune, args, getenv, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -64,4 +65,9 @@ func createShareIn(t *testing.T, srv *servertest.Server) string {
 		t.Fatalf("create: exit %d: %s", code, stderr)
 	}
 	return firstLine(out)
+}
+
+// keepDone returns a tune for cliInTuned: the outbox keeps n done results.
+func keepDone(n int) func(*client.OutboxOptions) {
+	return func(o *client.OutboxOptions) { o.KeepDone = n }
 }

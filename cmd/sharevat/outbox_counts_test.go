@@ -39,12 +39,12 @@ func TestFlushCountsEveryAckedOp(t *testing.T) {
 	srv, owner := startInProcess(t, servertest.Options{})
 	state := t.TempDir()
 	env := []string{"SHAREVAT_URL=ws://127.0.0.1:1/rpc", "SHAREVAT_TOKEN=" + owner, "SHAREVAT_STATE=" + state}
-	_, stderr, code := cliInKeepDone(t, countsKeepDone, i9Ops("big", n), env, "append", "--timeout", "300ms")
+	_, stderr, code := cliInTuned(t, keepDone(countsKeepDone), i9Ops("big", n), env, "append", "--timeout", "300ms")
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, fmt.Sprintf("%d op(s) stay pending", n))
 
 	env = append(env, "SHAREVAT_URL="+srv.URL)
-	out, stderr, code := cliInKeepDone(t, countsKeepDone, "", env, "flush", "--json")
+	out, stderr, code := cliInTuned(t, keepDone(countsKeepDone), "", env, "flush", "--json")
 	require.Equal(t, 0, code, stderr)
 	var got struct{ Head, Applied, Duplicates, Rejected, Pending int }
 	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
@@ -53,7 +53,7 @@ func TestFlushCountsEveryAckedOp(t *testing.T) {
 	assert.Zero(t, got.Pending, "no acked op is counted as pending")
 	assertKeptDone(t, obOutboxPath(t, state, owner), countsKeepDone)
 
-	out, stderr, code = cliInKeepDone(t, countsKeepDone, "", env, "flush")
+	out, stderr, code = cliInTuned(t, keepDone(countsKeepDone), "", env, "flush")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, fmt.Sprintf("nothing pending; head is %d\n", n), out)
 }

@@ -50,7 +50,7 @@ func TestAppendLeavesASmallOutbox(t *testing.T) {
 	state := t.TempDir()
 	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, "SHAREVAT_STATE=" + state}
 	batch := fmt.Sprint(sizeOps / 40)
-	out, stderr, code := cliInKeepDone(t, sizeKeepDone, sizeOpsJSONL("size", sizeOps), env, "append", "--batch", batch, "--timeout", "5m")
+	out, stderr, code := cliInTuned(t, keepDone(sizeKeepDone), sizeOpsJSONL("size", sizeOps), env, "append", "--batch", batch, "--timeout", "5m")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, fmt.Sprintf("applied %d, duplicate 0, rejected 0; head is %d\n", sizeOps, sizeOps), out)
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"sharevat"
+	"sharevat/client"
 	"sharevat/exportfile"
 )
 
@@ -80,12 +81,12 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 
-	// outboxKeepDone is how many done results append's and flush's
-	// outbox keeps (client.OutboxOptions.KeepDone); 0, the only value
-	// main uses, means the outbox's default. Only tests set it (through
-	// export_test.go), so a test of what happens beyond that many ops
-	// needs a few hundred of them, not ten thousand.
-	outboxKeepDone int
+	// tuneOutbox, if set, adjusts the options append and flush open
+	// their outbox with (client.OutboxOptions: KeepDone, MaxBatchBytes).
+	// main never sets it; only tests do (through export_test.go), so a
+	// test of what happens past the outbox's 10,000 kept results or its
+	// 4 MiB batch needs a few hundred ops or a few hundred kilobytes.
+	tuneOutbox func(*client.OutboxOptions)
 }
 
 // Run runs the command line args (without the program name). Help goes
