@@ -22,11 +22,12 @@ import (
 // the log holds $SHAREVAT_WAL_RESTART_MB MiB that the file does not (4
 // by default: one segment of the log, as 16 MiB was, in a quarter of the
 // ~25 s its appends took under the race detector), is SIGKILLed, and is
-// started again with the default flags: how long until it serves is logged (the target: within
-// 5 s for 256 MiB; asserted when the variable is 256 or more, on a
-// binary built without the race detector). Then every acked op is
-// there (the head, the last batch answered as duplicates, the next op
-// at the next cursor), a clean stop applies the log, and check is clean.
+// started again with the default flags: how long until it serves is
+// logged (the target: within 5 s for 256 MiB; asserted when the variable
+// is 256 or more, on a binary built without the race detector). Then
+// every acked op is there (the head, the last batch answered as
+// duplicates, the next op at the next cursor), a clean stop applies the
+// log, and check is clean.
 func TestWALRestartAfterSIGKILL(t *testing.T) {
 	mb := 4
 	bin := binary
