@@ -214,7 +214,7 @@ func appendOps(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags, o
 		return err
 	}
 	t := newTally()
-	ob, err := sf.openOutbox(path, t)
+	ob, err := sf.openOutbox(env, path, t)
 	if err != nil {
 		return fmt.Errorf("%w; nothing was stored", err)
 	}

@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sharevat/client"
 	"sharevat/internal/servertest"
+	srvconfig "sharevat/server"
 )
 
 // TestAppendSaysWhyItRetries: with nothing listening, append
@@ -58,19 +60,25 @@ func TestAppendProgress(t *testing.T) {
 
 // TestOversizedOpsExit4: an op over the server's body limit
 // and one too big to send at all both exit 4, each reported as rejected
-// tooLarge with the server's real limit (its --max-body-bytes, asked of
-// the server), not the outbox's batch size.
+// tooLarge with the server's real limit (its body limit, asked of the
+// server), not the outbox's batch size. The limits are those of serve's
+// defaults divided by 100 (body 10 kB, append 80 kB, the outbox's batch
+// 40 kB), and so are the ops (20 kB, 100 kB): the CLI runs in-process,
+// where a test can set the outbox's batch size; 2 MB and 10 MB ops
+// through the binary took ~35 s under the race detector.
 func TestOversizedOpsExit4(t *testing.T) {
-	srv := startServer(t, t.TempDir(), "--max-body-bytes", "1000000")
-	owner := createShare(t, srv)
-	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner, obNoExitSleep}
+	srv, owner := startInProcess(t, servertest.Options{Config: func(c *srvconfig.Config) {
+		c.Limits.MaxBodyBytes, c.Limits.MaxBatchBytes = 10_000, 80_000
+	}})
+	env := []string{"SHAREVAT_URL=" + srv.URL, "SHAREVAT_TOKEN=" + owner}
+	batch40k := func(o *client.OutboxOptions) { o.MaxBatchBytes = 40_000 }
 	op := func(id string, n int) string {
 		return `{"op_id":"` + id + `","kind":"event","body":"` + strings.Repeat("x", n) + `"}` + "\n"
 	}
-	for name, n := range map[string]int{"2 MB": 2_000_000, "10 MB": 10_000_000} {
-		out, stderr, code := cli(t, op("big", n), env, "append")
+	for name, n := range map[string]int{"20 kB": 20_000, "100 kB": 100_000} {
+		out, stderr, code := cliInTuned(t, batch40k, op("big", n), env, "append")
 		assert.Equal(t, 4, code, "%s: %s", name, stderr)
-		assert.Regexp(t, `(?m)^  big rejected: tooLarge \(body is \d+ bytes; limit is 1000000`, out, name)
+		assert.Regexp(t, `(?m)^  big rejected: tooLarge \(body is \d+ bytes; limit is 10000[;)]`, out, name)
 		assert.Equal(t, "sharevat: 1 op(s) rejected\n", stderr, name)
 	}
 }

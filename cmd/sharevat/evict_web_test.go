@@ -32,7 +32,7 @@ var evictFlags = []string{"--conn-memory", "32MiB", "--memory-budget", "32MiB", 
 // session holding the most). Before Cap'n Web sessions joined the pool,
 // the healthy client was the one refused (this test failed so).
 func TestServeEvictsCapnWebHog(t *testing.T) {
-	bin, _, err := buildPlain(t)
+	bin, err := buildPlain()
 	require.NoError(t, err)
 	srv, fx := startHostileTarget(t, bin, 8, seedOpBytes, evictFlags...)
 	for _, door := range []struct {

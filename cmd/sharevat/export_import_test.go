@@ -256,8 +256,8 @@ func TestImportResumesAfterKill(t *testing.T) { onEachStore(t, testImportResumes
 
 func testImportResumesAfterKill(t *testing.T, on storeKind) {
 	x := newXIEnv(t, on)
-	owner, file := x.exportOf(6000)
-	firstToken := x.killImportMidway(file, 6000)
+	owner, file := x.exportOf(killOps)
+	firstToken := x.killImportMidway(file, killOps)
 
 	out, stderr, code := x.run("", append([]string{"import", "--file", file}, x.admin()...)...)
 	require.Equal(t, 0, code, stderr)
@@ -274,8 +274,17 @@ func testImportResumesAfterKill(t *testing.T, on storeKind) {
 	assert.Len(t, list, 2, "the source and the one imported share")
 	st := x.importState()
 	assert.Equal(t, true, st["complete"])
-	assert.Equal(t, float64(6000), st["done"])
+	assert.Equal(t, float64(killOps), st["done"])
 }
+
+// The import the tests SIGKILL midway stores and acknowledges its ops in
+// chunks of killChunk (SHAREVAT_TEST_IMPORT_CHUNK; 2,000 for users) and
+// the export holds killOps, so the kill lands after the first chunk with
+// two to go, as with 6,000 ops in chunks of 2,000.
+const (
+	killChunk = 200
+	killOps   = 3 * killChunk
+)
 
 // killImportMidway runs an import of file (total ops) and SIGKILLs it
 // once some, not all, of its ops are acknowledged; it returns the owner
@@ -284,7 +293,7 @@ func (x *xiEnv) killImportMidway(file string, total int) string {
 	t := x.t
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"import", "--file", file, "--batch", "50", "--server", x.srv.URL, "--state", x.state}, x.admin()...)...)
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", fmt.Sprintf("SHAREVAT_TEST_IMPORT_CHUNK=%d", killChunk))
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -325,8 +334,8 @@ func TestImportIntoResumesWithTheFirstToken(t *testing.T) {
 
 func testImportIntoResumesWithTheFirstToken(t *testing.T, on storeKind) {
 	x := newXIEnv(t, on)
-	owner, file := x.exportOf(6000)
-	first := x.killImportMidway(file, 6000)
+	owner, file := x.exportOf(killOps)
+	first := x.killImportMidway(file, killOps)
 	tokFile := filepath.Join(t.TempDir(), "owner.token")
 	require.NoError(t, os.WriteFile(tokFile, []byte(first+"\n"), 0o600))
 

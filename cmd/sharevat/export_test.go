@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"sharevat/client"
 )
 
 // RunInProcess runs the command line args as main does — the same
@@ -13,7 +15,15 @@ import (
 // environment, so process tests whose subject is not the binary itself
 // (signals, crashes, exit at a kill) run without starting one.
 func RunInProcess(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
+	return RunInProcessTuned(ctx, nil, args, getenv, stdin, stdout, stderr)
+}
+
+// RunInProcessTuned is RunInProcess with tune (if not nil) adjusting the
+// options append and flush open their outbox with: a test of an outbox
+// that has pruned results (KeepDone, 10,000 by default) or of an op over
+// its batch size (MaxBatchBytes, 4 MiB) then needs few ops and bytes.
+func RunInProcessTuned(ctx context.Context, tune func(*client.OutboxOptions), args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv, tuneOutbox: tune}
 	root := newRoot(env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

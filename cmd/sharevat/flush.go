@@ -82,10 +82,12 @@ func (f *stateFlags) path(env *Env, token string) (string, error) {
 // openOutbox opens the outbox at path; every ack it records while open is
 // also counted in t, which is what a run reports (the outbox keeps only
 // the newest done results, so looking them up afterwards would miss some).
-func (f *stateFlags) openOutbox(path string, t *tally) (*client.Outbox, error) {
-	return client.OpenOutbox(path, client.OutboxOptions{
-		MaxBatchOps: f.batch, LockTimeout: f.lockWait, OnAck: t.add, OnSend: t.sent,
-	})
+func (f *stateFlags) openOutbox(env *Env, path string, t *tally) (*client.Outbox, error) {
+	opts := client.OutboxOptions{MaxBatchOps: f.batch, LockTimeout: f.lockWait, OnAck: t.add, OnSend: t.sent}
+	if env.tuneOutbox != nil {
+		env.tuneOutbox(&opts)
+	}
+	return client.OpenOutbox(path, opts)
 }
 
 // tally collects the server's answer for each op acked during one run.
@@ -199,7 +201,7 @@ func flushPending(ctx context.Context, env *Env, cf *clientFlags, sf *stateFlags
 		return reportRun(env, cf.json, runSummary{})
 	}
 	t := newTally()
-	ob, err := sf.openOutbox(path, t)
+	ob, err := sf.openOutbox(env, path, t)
 	if err != nil {
 		return err
 	}

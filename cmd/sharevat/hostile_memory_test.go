@@ -83,7 +83,7 @@ func TestHostileMemoryBound(t *testing.T) {
 	bin := os.Getenv("SHAREVAT_HOSTILE_BIN")
 	if bin == "" {
 		var err error
-		bin, _, err = buildPlain(t)
+		bin, err = buildPlain()
 		require.NoError(t, err)
 	}
 	srv, fx := startHostileTarget(t, bin, 8, seedOpBytes, hostileServeFlags()...)
@@ -119,13 +119,18 @@ func runAllVectors(ctx context.Context, url string, fx hostile.Fixture, attack t
 	return reports
 }
 
-// buildPlain builds sharevat without the race detector into the test's
-// temporary directory.
-func buildPlain(t *testing.T) (bin, dir string, err error) {
-	t.Helper()
-	bin, dir, err = proctest.Build(".", false)
-	if dir != "" {
-		t.Cleanup(func() { os.RemoveAll(dir) })
-	}
-	return bin, dir, err
+// plain is the sharevat binary built without the race detector, built
+// once for the tests that need it (TestMain removes its directory).
+var plain struct {
+	once     sync.Once
+	bin, dir string
+	err      error
+}
+
+// buildPlain returns the sharevat binary built without the race
+// detector, building it on the first call: the memory and replay tests
+// that need it share one build instead of linking one each.
+func buildPlain() (string, error) {
+	plain.once.Do(func() { plain.bin, plain.dir, plain.err = proctest.Build(".", false) })
+	return plain.bin, plain.err
 }

@@ -60,7 +60,7 @@ func TestHostileWebMemoryBound(t *testing.T) {
 	bin := os.Getenv("SHAREVAT_HOSTILE_BIN")
 	if bin == "" {
 		var err error
-		bin, _, err = buildPlain(t)
+		bin, err = buildPlain()
 		require.NoError(t, err)
 	}
 	srv, fx := startHostileTarget(t, bin, 8, seedOpBytes, hostileServeFlags()...)

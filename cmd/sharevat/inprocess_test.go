@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"sharevat/client"
 	sharevatcmd "sharevat/cmd/sharevat"
 	"sharevat/internal/servertest"
 )
@@ -19,6 +20,14 @@ import (
 // Use it where the binary is not the subject; the race detector then
 // sees the CLI and an in-process server at once.
 func cliIn(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	return cliInTuned(t, nil, stdin, env, args...)
+}
+
+// cliInTuned is cliIn with tune adjusting the options append and flush
+// open their outbox with (RunInProcessTuned): fewer kept results, a
+// smaller batch, so a test of what happens past them needs few ops.
+func cliInTuned(t *testing.T, tune func(*client.OutboxOptions), stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -34,7 +43,7 @@ func cliIn(t *testing.T, stdin string, env []string, args ...string) (string, st
 		return os.Getenv(k)
 	}
 	var out, errb strings.Builder
-	code := sharevatcmd.RunInProcess(ctx, args, getenv, strings.NewReader(stdin), &out, &errb)
+	code := sharevatcmd.RunInProcessTuned(ctx, tune, args, getenv, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -56,4 +65,9 @@ func createShareIn(t *testing.T, srv *servertest.Server) string {
 		t.Fatalf("create: exit %d: %s", code, stderr)
 	}
 	return firstLine(out)
+}
+
+// keepDone returns a tune for cliInTuned: the outbox keeps n done results.
+func keepDone(n int) func(*client.OutboxOptions) {
+	return func(o *client.OutboxOptions) { o.KeepDone = n }
 }

@@ -33,11 +33,18 @@ func obListed(t *testing.T, env []string) (lastError, row string) {
 	return infos[0].LastError, lines[1]
 }
 
-// obAppendFails appends one op with a short --timeout and expects it to
-// give up (exit code want) with the op kept pending.
+// obAppendFails appends one op and expects it to give up (exit code
+// want) with the op kept pending. An append that cannot reach its
+// server (exit 1) waits out --timeout, so it is short; a refusal (exit
+// 3) ends the append at once, so its --timeout only has to cover a
+// handshake on a loaded machine (1 s did not, once, at a load of 10).
 func obAppendFails(t *testing.T, env []string, want int) {
 	t.Helper()
-	_, stderr, code := cliIn(t, `{"op_id":"le1","kind":"event","body":{"n":1}}`+"\n", env, "append", "--timeout", "1s")
+	timeout := "1s"
+	if want != 1 {
+		timeout = "1m"
+	}
+	_, stderr, code := cliIn(t, `{"op_id":"le1","kind":"event","body":{"n":1}}`+"\n", env, "append", "--timeout", timeout)
 	require.Equal(t, want, code, stderr)
 }
 

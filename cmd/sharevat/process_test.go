@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	binary = bin
 	code := pgtest.Main(m) // a PostgreSQL cluster for the tests of --store (multivat_test.go)
 	os.RemoveAll(dir)
+	if plain.dir != "" {
+		os.RemoveAll(plain.dir)
+	}
 	os.Exit(code)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"sharevat"
+	"sharevat/client"
 	"sharevat/exportfile"
 )
 
@@ -79,6 +80,13 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+
+	// tuneOutbox, if set, adjusts the options append and flush open
+	// their outbox with (client.OutboxOptions: KeepDone, MaxBatchBytes).
+	// main never sets it; only tests do (through export_test.go), so a
+	// test of what happens past the outbox's 10,000 kept results or its
+	// 4 MiB batch needs a few hundred ops or a few hundred kilobytes.
+	tuneOutbox func(*client.OutboxOptions)
 }
 
 // Run runs the command line args (without the program name). Help goes
