@@ -248,16 +248,16 @@ const (
 	importChunkBytes = 4 << 20
 )
 
-// importChunkEnv, set to a positive number, replaces importChunk. Only
+// importChunkEnv, set to a number from 1 to importChunk, replaces importChunk. Only
 // tests set it: the tests that SIGKILL an import between two chunks run
 // the binary (the kill is their subject), which no option of the
 // package's reaches, and with a chunk of 200 they need 600 ops instead
 // of 6,000. It is not a setting for users, and no help names it.
 const importChunkEnv = "SHAREVAT_TEST_IMPORT_CHUNK"
 
-// chunkOps is importChunk, or importChunkEnv's value.
+// chunkOps is importChunk, or importChunkEnv's value when it is smaller.
 func (im *importer) chunkOps() int {
-	if n, err := strconv.Atoi(im.env.Getenv(importChunkEnv)); err == nil && n > 0 {
+	if n, err := strconv.Atoi(im.env.Getenv(importChunkEnv)); err == nil && n > 0 && n < importChunk {
 		return n
 	}
 	return importChunk
