@@ -120,6 +120,18 @@
 // (the Limit* constants). Capabilities and subscriptions held per
 // connection are capped by package vat.
 //
+// # Engines
+//
+// A connection runs go-capnp v3's rpc.Conn (EngineGoCapnp, the default)
+// or our own engine, package rpc/engine (EngineSharevat), chosen by
+// HandlerOptions.Engine and DialOptions.Engine, or when those are unset
+// by the environment variable SHAREVAT_RPC_ENGINE ("sharevat" or
+// "go-capnp"). Both use the same Codec, so framing, budgets and limits
+// are the same. Our engine sends each Finish as soon as the Return
+// arrives (go-capnp ~250 ms later) and runs no goroutine per call; the
+// guards below that exist for go-capnp's bugs (PipelineTargets, the
+// Meter's wait for Finishes) stay, and cost nothing with it.
+//
 // # Concurrency
 //
 // Per connection there are go-capnp's goroutines (a receive loop, a reader

@@ -134,22 +134,30 @@ func (a *answer) Return() {
 	}
 	c := a.c
 	c.mu.Lock()
-	c.draining++
 	canceled := a.finished
-	var err error
 	if a.retErr == nil && !canceled && !c.dead {
-		a.exports, err = c.fillCapTable(a.payload, a.msg.CapTable())
+		var err error
+		if a.exports, err = c.fillCapTable(a.payload, a.msg.CapTable()); err != nil {
+			a.retErr = err
+		}
+	}
+	// With nothing queued the results are final at once, and the reader
+	// need not wait for this Return.
+	queued := len(a.queue) > 0 || len(a.waiters) > 0
+	if queued {
+		c.draining++
+	} else {
+		a.resolved, a.results = true, content
 	}
 	c.mu.Unlock()
-	if err != nil {
-		a.retErr = err
-	}
 	if !c.isDead() {
 		if err := c.codec.Encode(a.returnMessage(canceled)); err != nil {
 			_ = c.codec.Close()
 		}
 	}
-	a.resolve(content)
+	if queued {
+		a.resolve(content)
+	}
 	c.mu.Lock()
 	a.sent = true
 	done := a.finished || c.dead

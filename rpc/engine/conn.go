@@ -48,6 +48,9 @@ type Conn struct {
 	// Return never overtakes the calls queued before it.
 	draining int
 	drained  *sync.Cond
+	// embargoes are result capabilities of ours held back until the
+	// peer reflects our Disembargo (embargo.go).
+	embargoes embargoTable
 }
 
 // NewConn starts RPC on c: one reader goroutine decodes and dispatches
@@ -185,6 +188,11 @@ func (c *Conn) shutdown(why error, abort bool) {
 	c.err = why
 	c.drained.Broadcast()
 	c.mu.Unlock()
+	var pe *protocolError
+	if errors.As(why, &pe) {
+		// Our own fixed text, never the peer's bytes.
+		c.log.Warn("sharevat/rpc/engine: aborting the connection", "err", why)
+	}
 	if abort {
 		c.sendAbort(why)
 	}
@@ -204,7 +212,12 @@ func (c *Conn) release() {
 	as := c.answers
 	c.answers = make(map[uint32]*answer)
 	exps := c.exports.drain()
+	embs := c.embargoes.drain()
 	c.mu.Unlock()
+	for _, e := range embs {
+		e.res.Reject(capnp.Disconnected(why.Error()))
+		e.client.Release()
+	}
 	dis := capnp.Disconnected(why.Error())
 	for _, q := range qs {
 		q.settleErr(dis)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	capnp "capnproto.org/go/capnp/v3"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 )
 
@@ -37,9 +38,11 @@ func (c *Conn) handleDisembargo(m rpccp.Message) error {
 		return protocolErr("unreadable disembargo")
 	}
 	dc := d.Context()
-	if dc.Which() != rpccp.Disembargo_context_Which_senderLoopback {
-		// We never embargo (we never shorten a path to a promise), so a
-		// receiverLoopback answers nothing of ours; accept is level 3.
+	switch dc.Which() {
+	case rpccp.Disembargo_context_Which_receiverLoopback:
+		return c.liftEmbargo(dc.ReceiverLoopback())
+	case rpccp.Disembargo_context_Which_senderLoopback:
+	default: // accept is level 3
 		return protocolErr("disembargo context not expected at level 1")
 	}
 	mt, err := d.Target()
@@ -82,5 +85,150 @@ func (c *Conn) sendLoopback(importID, embargoID uint32) error {
 	mt.SetImportedCap(importID)
 	d.Context().SetReceiverLoopback(embargoID)
 	_ = c.send(msg)
+	return nil
+}
+
+// An embargo holds back calls on a capability of ours that came back in
+// the results of one of our questions on which we had pipelined calls
+// (rpc.capnp, Disembargo): those calls went to the peer, which reflects
+// them to us, and a call made on the result now must not overtake them.
+// The result's table entry becomes a local promise, fulfilled with the
+// capability when our Disembargo(senderLoopback) comes back as
+// receiverLoopback, after the reflected calls.
+type embargo struct {
+	client capnp.Client // our capability, owned until the embargo lifts
+	res    capnp.Resolver[capnp.Client]
+}
+
+// embargoTable holds embargoes by id. Guarded by Conn.mu.
+type embargoTable struct {
+	byID map[uint32]embargo
+	next uint32
+}
+
+func (t *embargoTable) add(e embargo) uint32 {
+	if t.byID == nil {
+		t.byID = make(map[uint32]embargo)
+	}
+	id := t.next
+	t.next++
+	t.byID[id] = e
+	return id
+}
+
+func (t *embargoTable) drain() []embargo {
+	out := make([]embargo, 0, len(t.byID))
+	for _, e := range t.byID {
+		out = append(out, e)
+	}
+	t.byID = nil
+	return out
+}
+
+// disembargo is one Disembargo to send: its id and the transform from
+// the question's results to the embargoed capability.
+type disembargo struct {
+	id  uint32
+	ops []capnp.PipelineOp
+}
+
+// embargoResults puts an embargo on every capability of ours that a
+// transform used by q's pipelined calls reaches in its results. Called
+// with c.mu held.
+func (c *Conn) embargoResults(q *question, ret rpccp.Return, msg *capnp.Message) []disembargo {
+	if len(q.piped) == 0 {
+		return nil
+	}
+	payload, _ := ret.Results()
+	descs, _ := payload.CapTable()
+	done := map[int]bool{}
+	var out []disembargo
+	for _, ops := range q.piped {
+		idx, ok := capIndex(q.results, ops, msg)
+		if !ok || done[idx] || idx >= descs.Len() || !isLocal(descs.At(idx)) {
+			continue
+		}
+		done[idx] = true
+		p, res := capnp.NewLocalPromise[capnp.Client]()
+		id := c.embargoes.add(embargo{client: msg.CapTable().At(idx), res: res})
+		msg.CapTable().Set(capnp.CapabilityID(idx), p)
+		out = append(out, disembargo{id: id, ops: ops})
+	}
+	return out
+}
+
+// capIndex is the capability table index ops reach in content.
+func capIndex(content capnp.Ptr, ops []capnp.PipelineOp, msg *capnp.Message) (int, bool) {
+	p, err := capnp.Transform(content, ops)
+	if err != nil || !p.Interface().IsValid() {
+		return 0, false
+	}
+	idx := int(p.Interface().Capability())
+	return idx, idx < msg.CapTable().Len()
+}
+
+// isLocal reports whether a descriptor names a capability of ours.
+func isLocal(d rpccp.CapDescriptor) bool {
+	w := d.Which()
+	return w == rpccp.CapDescriptor_Which_receiverHosted || w == rpccp.CapDescriptor_Which_receiverAnswer
+}
+
+// appendOps adds ops to list unless an equal transform is there.
+func appendOps(list [][]capnp.PipelineOp, ops []capnp.PipelineOp) [][]capnp.PipelineOp {
+	for _, x := range list {
+		if sameOps(x, ops) {
+			return list
+		}
+	}
+	return append(list, ops)
+}
+
+func sameOps(a, b []capnp.PipelineOp) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Field != b[i].Field {
+			return false
+		}
+	}
+	return true
+}
+
+// sendDisembargo writes Disembargo(senderLoopback) to the capability at
+// d.ops in the results of question qid.
+func (c *Conn) sendDisembargo(qid uint32, d disembargo) {
+	msg, root := newMessage()
+	dm, err := root.NewDisembargo()
+	if err != nil {
+		msg.Release()
+		return
+	}
+	mt, err := dm.NewTarget()
+	if err == nil {
+		var pa rpccp.PromisedAnswer
+		if pa, err = mt.NewPromisedAnswer(); err == nil {
+			err = writePromisedAnswer(pa, qid, d.ops)
+		}
+	}
+	if err != nil {
+		msg.Release()
+		return
+	}
+	dm.Context().SetSenderLoopback(d.id)
+	_ = c.send(msg)
+}
+
+// liftEmbargo is the peer reflecting our Disembargo: the calls it held
+// back go to our capability, in order.
+func (c *Conn) liftEmbargo(id uint32) error {
+	c.mu.Lock()
+	e, ok := c.embargoes.byID[id]
+	delete(c.embargoes.byID, id)
+	c.mu.Unlock()
+	if !ok {
+		return protocolErr("receiverLoopback for an unknown embargo")
+	}
+	e.res.Fulfill(e.client)
 	return nil
 }

@@ -69,6 +69,7 @@ var (
 	addOne   = capnp.Method{InterfaceID: 0xd8a061b42c3e9f01, MethodID: 0, InterfaceName: "Adder", MethodName: "addOne"}
 	makeOne  = capnp.Method{InterfaceID: 0xd8a061b42c3e9f02, MethodID: 0, InterfaceName: "Maker", MethodName: "make"}
 	callBack = capnp.Method{InterfaceID: 0xd8a061b42c3e9f02, MethodID: 1, InterfaceName: "Maker", MethodName: "callBack"}
+	echoCap  = capnp.Method{InterfaceID: 0xd8a061b42c3e9f02, MethodID: 2, InterfaceName: "Maker", MethodName: "echo"}
 )
 
 func newAdder() capnp.Client {
@@ -93,6 +94,17 @@ func newMaker() capnp.Client {
 				return err
 			}
 			return res.SetPtr(0, newAdder().EncodeAsPtr(res.Segment()))
+		}},
+		{Method: echoCap, Impl: func(_ context.Context, call *server.Call) error {
+			p, err := call.Args().Ptr(0)
+			if err != nil {
+				return err
+			}
+			res, err := call.AllocResults(capnp.ObjectSize{PointerCount: 1})
+			if err != nil {
+				return err
+			}
+			return res.SetPtr(0, p.Interface().Client().AddRef().EncodeAsPtr(res.Segment()))
 		}},
 		{Method: callBack, Impl: func(ctx context.Context, call *server.Call) error {
 			p, err := call.Args().Ptr(0)

@@ -34,7 +34,9 @@ type question struct {
 	results    capnp.Ptr   // after a Return with results
 	err        error       // after a Return with an exception
 	resultMsg  *capnp.Message
-	released   bool // the caller released the answer
+	released   bool                 // the caller released the answer
+	piped      [][]capnp.PipelineOp // distinct transforms pipelined Calls used
+	embargoes  []disembargo         // to send with the Finish
 }
 
 // questionTable holds our questions by id. Guarded by Conn.mu. An id is

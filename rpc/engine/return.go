@@ -36,6 +36,7 @@ func (c *Conn) handleReturn(msg *capnp.Message, m rpccp.Message) error {
 		q.results, q.err = results, rerr
 		if err == nil && rerr == nil {
 			q.resultMsg = msg
+			q.embargoes = c.embargoResults(q, ret, msg)
 		}
 	}
 	finish := !q.finishSent && q.sending == 0
@@ -99,8 +100,17 @@ func (c *Conn) readReturn(msg *capnp.Message, ret rpccp.Return) (capnp.Ptr, erro
 	}
 }
 
-// finishQuestion writes the Finish for a returned question and frees its id.
+// finishQuestion writes the Disembargoes of a returned question (after
+// every Call pipelined on it: they must not overtake one), then its
+// Finish, and frees its id.
 func (c *Conn) finishQuestion(q *question) {
+	c.mu.Lock()
+	embargoes := q.embargoes
+	q.embargoes = nil
+	c.mu.Unlock()
+	for _, d := range embargoes {
+		c.sendDisembargo(q.id, d)
+	}
 	c.sendFinish(q.id, false)
 	c.mu.Lock()
 	if c.questions.byID[q.id] == q {
@@ -155,6 +165,7 @@ func (q *question) pipeTarget(ops []capnp.PipelineOp) (*dest, capnp.Client, erro
 		return nil, capnp.Client{}, errCanceled
 	}
 	q.sending++
+	q.piped = appendOps(q.piped, ops)
 	return &dest{answer: true, id: q.id, ops: ops}, capnp.Client{}, nil
 }
 

@@ -1,0 +1,89 @@
+// Package engine is sharevat's own Cap'n Proto RPC engine, level 1 of
+// the protocol (bootstrap, call, return, finish, release, resolve,
+// disembargo, promise pipelining), written from the documentation in
+// rpc.capnp. It uses go-capnp only for the message encoding, the
+// generated rpccp types and the public capability API (capnp.Client,
+// ClientHook, Promise, Returner), and speaks over any transport.Codec
+// (package rpc's WebSocket Codec, which frames, budgets and writes).
+// Package rpc selects it with HandlerOptions.Engine / DialOptions.Engine
+// or SHAREVAT_RPC_ENGINE=sharevat.
+//
+// # Goroutines
+//
+// One per connection: the reader decodes each message and dispatches it.
+// Nothing else of ours runs per call. A call the peer makes is handed to
+// the target capability's Recv on the reader (go-capnp's server.Server
+// queues it to its own goroutine); the method's Return is written by the
+// goroutine that returns it, and a call of ours is written by the caller's
+// goroutine. The caller waits on its answer's promise, which the reader
+// resolves when the Return arrives. Cancellation is context.AfterFunc
+// (Finish), not a goroutine. Only a call that has to be proxied to the
+// peer (a received call on a capability the peer itself hosts) costs a
+// goroutine, to copy the peer's results into ours.
+//
+// # Tables
+//
+// Conn.mu guards four tables (rpc.capnp, "Four tables"), never held
+// while calling application code or writing:
+//
+//   - questions: our calls awaiting the peer's Return, by question id. An
+//     id is reused once its Return arrived and our Finish was written.
+//     Finish is sent as soon as the Return arrives (after any Call still
+//     being written that is pipelined on the question), with
+//     releaseResultCaps false: result caps are imports like any other.
+//   - answers: the peer's questions, by id, until its Finish. The
+//     results are built straight in the Return message, which is kept
+//     until then so that calls pipelined on the answer find their
+//     capability. Finish before the Return cancels the call's context,
+//     and the Return then says canceled.
+//   - exports: our capabilities the peer holds, with a reference count
+//     per descriptor sent; one id per capability (found again by Brand
+//     and IsSame). The peer's Release, a Finish with releaseResultCaps
+//     and a Return with releaseParamCaps decrement it; at zero the client
+//     is released.
+//   - imports: not a table. Every descriptor received (senderHosted,
+//     senderPromise) becomes its own client holding one reference, whose
+//     shutdown sends Release(id, 1). A capability the peer hosts sent back
+//     goes as receiverHosted; receiverHosted and receiverAnswer received
+//     resolve to our own export or answer.
+//
+// # Ordering
+//
+// Messages are handled in arrival order. A call pipelined on an answer
+// that has not returned is queued; the method's Return is written first,
+// then the queued calls are delivered in order, and until they are the
+// reader delivers no other call, so a call the peer makes on a result
+// capability after seeing the Return never overtakes them. A Call we
+// write to an import or a promisedAnswer goes out on the caller's
+// goroutine, in the caller's order.
+//
+// # Level 1 as implemented
+//
+// A senderPromise import keeps being called by its import id after the
+// peer's Resolve (whose capability is imported and released at once), and
+// we export every capability as senderHosted (a local promise is called
+// through), so promises never shorten a path. The one path we shorten is
+// a capability of ours coming back in the results of a question we
+// pipelined calls on (receiverHosted, receiverAnswer): it is embargoed
+// (embargo.go) — calls on it wait in a local promise until our
+// Disembargo(senderLoopback), written after the last pipelined Call, comes
+// back as receiverLoopback. A senderLoopback from the peer is reflected at
+// once (the calls it follows were forwarded before it was read, and the
+// reader holds it back while a Return's queued calls are delivered), after
+// checking that its target is a capability the peer hosts. thirdPartyHosted
+// is used through its vine. Refused: sendResultsTo other than caller (an
+// Unimplemented exception), Disembargo accept, and level 3/4 messages
+// (answered with Unimplemented).
+//
+// # Protocol violations
+//
+// An unknown question, answer or export id, a duplicate question id, a
+// Release of more references than were sent, a capability index outside
+// the table or a transform that names no capability ends the connection
+// with an Abort saying why (a protocolError); nothing the peer sends
+// panics the process (a panic while dispatching is recovered into an
+// Abort). Tables grow only with what the peer keeps alive; the calls it
+// may keep in flight are bounded by the codec (rpc.CodecOptions).
+//
+// Logs never contain message contents.
+package engine
