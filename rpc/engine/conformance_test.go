@@ -203,3 +203,42 @@ func TestConformancePipelineTransform(t *testing.T) {
 		}
 	})
 }
+
+// TestConformancePipelineTransformQueued: the same refusals as
+// TestConformancePipelineTransform when the call is surely queued before
+// the answer exists (the method is held until the call was sent): the
+// engine must not hand the bad transform to the answer's queue to crash
+// on when the results arrive.
+func TestConformancePipelineTransformQueued(t *testing.T) {
+	cases := []struct {
+		name   string
+		fields []uint16
+	}{
+		{"null-field", []uint16{1}},
+		{"through-a-capability", []uint16{0, 0}},
+		{"results-struct", nil},
+	}
+	forEachEngine(t, func(t *testing.T, e engineUnderTest) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				deviation(t, e, "bad-transform-crash")
+				p := start(t, e)
+				p.boot.gate = make(chan struct{})
+				_, export := p.bootstrap()
+				sq := p.question()
+				p.send(callMsg(call{q: sq, to: imported(export), iface: schema.Reader_TypeID, method: readerSubscribe, params: subscribeParams(0, -1)}))
+				q := p.question()
+				p.send(callMsg(call{q: q, to: promised(sq, c.fields...), iface: schema.Subscription_TypeID, method: subscriptionCurs}))
+				// A barrier: the engine has read the pipelined call once it
+				// answers a later Bootstrap.
+				p.bootstrap()
+				close(p.boot.gate)
+				o := p.refused(q, true)
+				if o.results {
+					t.Fatalf("a call through transform %v was served\n%s", c.fields, p.history())
+				}
+				t.Logf("%s: %s", e.name, o)
+			})
+		}
+	})
+}

@@ -93,11 +93,25 @@ func forEachEngine(t *testing.T, fn func(t *testing.T, e engineUnderTest)) {
 	}
 }
 
+// openBugs are the known bugs of engines defined outside this file, by
+// "engine/rule"; delete a line with the fix.
+var openBugs = map[string]string{
+	// A Return's failed Encode (answer.go:155) and shutdown (conn.go:200)
+	// both close the codec: the second Close of a transport.NewPipe codec
+	// panics (close of closed channel), killing the process. Our
+	// WebSocket codec's Close is idempotent; transport.Codec does not
+	// promise it.
+	"sharevat/codec-closed-once": "closes its codec twice when a write fails after shutdown closed it",
+}
+
 // deviation skips t when e is known to break rule (see
-// engineUnderTest.deviations).
+// engineUnderTest.deviations and openBugs).
 func deviation(t *testing.T, e engineUnderTest, rule string) {
 	t.Helper()
 	why, ok := e.deviations[rule]
+	if !ok {
+		why, ok = openBugs[e.name+"/"+rule]
+	}
 	if ok && os.Getenv("ENGINETEST_STRICT") != "1" {
 		t.Skipf("known deviation of %s (%s): %s; ENGINETEST_STRICT=1 runs it", e.name, rule, why)
 	}
