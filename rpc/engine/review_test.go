@@ -48,9 +48,9 @@ func TestHostileFinishBeforeReturnWithPipelinedCalls(t *testing.T) {
 	p.stillServes(export)
 }
 
-// resolveMsg is a Resolve of promise id to the capability at field 0 of
-// question q's results (receiverAnswer).
-func resolveMsg(id, q uint32) builder {
+// resolveMsg is a Resolve of promise id to the capability at pointer
+// field of question q's results (receiverAnswer).
+func resolveMsg(id, q uint32, field uint16) builder {
 	return func(m rpccp.Message) error {
 		r, err := m.NewResolve()
 		if err != nil {
@@ -70,7 +70,7 @@ func resolveMsg(id, q uint32) builder {
 		if err != nil {
 			return err
 		}
-		ops.At(0).SetGetPointerField(0)
+		ops.At(0).SetGetPointerField(field)
 		return nil
 	}
 }
@@ -89,7 +89,7 @@ func TestHostileAwaitedAnswerCapsBounded(t *testing.T) {
 	sq := p.question()
 	p.send(callMsg(call{q: sq, to: imported(export), iface: schema.Reader_TypeID, method: readerSubscribe, params: subscribeParams(0, -1)}))
 	for i := range n {
-		p.send(resolveMsg(uint32(i), sq))
+		p.send(resolveMsg(uint32(i), sq, 0))
 	}
 	// Messages are handled in order: once this Bootstrap is answered,
 	// every Resolve above has been (the gated subscribe holds the
@@ -110,4 +110,24 @@ func (c *Conn) awaiting() int {
 		n += len(a.waiters)
 	}
 	return n
+}
+
+// TestHostileAwaitedTransformsLimited: more than maxAwaited distinct
+// transforms awaited on one unreturned question end the connection with
+// an Abort instead of growing the engine's memory.
+func TestHostileAwaitedTransformsLimited(t *testing.T) {
+	p := start(t, sharevatEngine(t))
+	p.boot.gate = make(chan struct{})
+	defer close(p.boot.gate)
+	_, export := p.bootstrap()
+	sq := p.question()
+	p.send(callMsg(call{q: sq, to: imported(export), iface: schema.Reader_TypeID, method: readerSubscribe, params: subscribeParams(0, -1)}))
+	for i := range maxAwaited + 1 {
+		if err := p.trySend(resolveMsg(uint32(i), sq, uint16(i))); err != nil {
+			break
+		}
+	}
+	if o := p.refused(0, false); o.abort == "" {
+		t.Fatalf("%d distinct awaited transforms: %s, want an Abort\n%s", maxAwaited+1, o, p.history())
+	}
 }
