@@ -38,6 +38,7 @@ func TestHostileFinishBeforeReturnWithPipelinedCalls(t *testing.T) {
 	cq := p.question()
 	p.send(callMsg(call{q: cq, to: promised(sq, 0), iface: schema.Subscription_TypeID, method: subscriptionCurs}))
 	p.send(finishMsg(sq, true))
+	p.bootstrap() // handled in order: the Finish was handled before it
 	close(p.boot.gate)
 	if r := p.awaitReturn(sq); r.Which() != rpccp.Return_Which_canceled && r.Which() != rpccp.Return_Which_exception {
 		t.Fatalf("finished subscribe answered %s, want canceled\n%s", describeReturn(r), p.history())
