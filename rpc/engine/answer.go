@@ -159,7 +159,7 @@ func (a *answer) Return() {
 	c.mu.Unlock()
 	if !c.isDead() {
 		if err := c.codec.Encode(a.returnMessage(canceled)); err != nil {
-			_ = c.codec.Close()
+			c.closeCodec()
 		}
 	}
 	if queued {
