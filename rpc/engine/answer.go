@@ -40,10 +40,12 @@ type pending struct {
 	ctx  context.Context
 }
 
-// waiter is a receiverAnswer capability waiting for its answer.
+// waiter is a receiverAnswer capability waiting for its answer: one per
+// distinct transform, shared by every descriptor naming it.
 type waiter struct {
-	ops []capnp.PipelineOp
-	res capnp.Resolver[capnp.Client]
+	ops    []capnp.PipelineOp
+	res    capnp.Resolver[capnp.Client]
+	client capnp.Client // our reference to the promise, dropped once settled
 }
 
 var _ capnp.Returner = (*answer)(nil)
@@ -135,6 +137,11 @@ func (a *answer) Return() {
 	c := a.c
 	c.mu.Lock()
 	canceled := a.finished
+	if canceled && a.retErr == nil {
+		// The results are discarded with the canceled Return: calls
+		// pipelined on the answer fail instead of reading them.
+		a.retErr, content = errCanceled, capnp.Ptr{}
+	}
 	if a.retErr == nil && !canceled && !c.dead {
 		var err error
 		if a.exports, err = c.fillCapTable(a.payload, a.msg.CapTable()); err != nil {
@@ -152,7 +159,7 @@ func (a *answer) Return() {
 	c.mu.Unlock()
 	if !c.isDead() {
 		if err := c.codec.Encode(a.returnMessage(canceled)); err != nil {
-			_ = c.codec.Close()
+			c.closeCodec()
 		}
 	}
 	if queued {
@@ -239,6 +246,7 @@ func (a *answer) deliver(content capnp.Ptr, p pending) {
 }
 
 func (a *answer) fulfil(content capnp.Ptr, w waiter) {
+	defer w.client.Release()
 	if a.retErr != nil {
 		w.res.Reject(a.retErr)
 		return
@@ -326,3 +334,8 @@ func (a *answer) dropIfSent() {
 		a.cancel()
 	}
 }
+
+// maxAwaited bounds the distinct capabilities a peer may name in the
+// results of one of its questions that has not returned (receiverAnswer):
+// each is a promise the engine keeps until the Return.
+const maxAwaited = 64

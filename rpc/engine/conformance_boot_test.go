@@ -18,6 +18,9 @@ import (
 type bootServer struct {
 	// gate, when not nil, holds every subscribe until closed.
 	gate chan struct{}
+	// deaf makes the gate ignore the call's cancellation: subscribe
+	// answers results even after the peer's Finish.
+	deaf bool
 	// shutdown is closed when the engine releases its last reference.
 	shutdown chan struct{}
 	once     sync.Once
@@ -68,7 +71,9 @@ func (b *bootServer) Save(context.Context, schema.Reader_save) error { return ni
 // returning (so a prompt engine sends its Finish before this call's
 // Return), then answers a new Subscription.
 func (b *bootServer) Subscribe(ctx context.Context, call schema.Reader_subscribe) error {
-	if g := b.gate; g != nil {
+	if g := b.gate; g != nil && b.deaf {
+		<-g
+	} else if g != nil {
 		select {
 		case <-g:
 		case <-ctx.Done():

@@ -34,6 +34,7 @@ type Conn struct {
 	done   chan struct{} // closed once the reader has exited and everything is released
 
 	liveImports atomic.Int64 // import hooks not yet shut down
+	closeOnce   sync.Once    // the codec is closed once (closeCodec)
 
 	mu         sync.Mutex
 	dead       bool  // shutdown has begun: no new questions, exports or answers
@@ -197,9 +198,18 @@ func (c *Conn) shutdown(why error, abort bool) {
 		c.sendAbort(why)
 	}
 	c.cancel()
-	if err := c.codec.Close(); err != nil {
-		c.log.Debug("sharevat/rpc/engine: closing the codec", "err", err)
-	}
+	c.closeCodec()
+}
+
+// closeCodec closes the codec once, whichever path notices the end first
+// (a failed write, the reader, Close): a codec's Close need not be safe
+// to repeat or to call concurrently.
+func (c *Conn) closeCodec() {
+	c.closeOnce.Do(func() {
+		if err := c.codec.Close(); err != nil {
+			c.log.Debug("sharevat/rpc/engine: closing the codec", "err", err)
+		}
+	})
 }
 
 // release empties every table once the reader has stopped: our questions
@@ -238,7 +248,7 @@ func (c *Conn) send(msg *capnp.Message) error {
 	msg.Release()
 	if err != nil {
 		c.log.Debug("sharevat/rpc/engine: send failed", "err", err)
-		_ = c.codec.Close()
+		c.closeCodec()
 	}
 	return err
 }

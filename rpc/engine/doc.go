@@ -35,7 +35,9 @@
 //     results are built straight in the Return message, which is kept
 //     until then so that calls pipelined on the answer find their
 //     capability. Finish before the Return cancels the call's context,
-//     and the Return then says canceled.
+//     the Return then says canceled and calls pipelined on the answer
+//     fail. A receiverAnswer naming an answer without results waits on
+//     one promise per distinct transform, at most maxAwaited per answer.
 //   - exports: our capabilities the peer holds, with a reference count
 //     per descriptor sent; one id per capability (found again by Brand
 //     and IsSame). The peer's Release, a Finish with releaseResultCaps
@@ -79,7 +81,8 @@
 //
 // An unknown question, answer or export id, a duplicate question id, a
 // Release of more references than were sent, a capability index outside
-// the table or a transform that names no capability ends the connection
+// the table, a transform that names no capability or more than maxAwaited
+// transforms awaited on one unreturned question ends the connection
 // with an Abort saying why (a protocolError); nothing the peer sends
 // panics the process (a panic while dispatching is recovered into an
 // Abort). Tables grow only with what the peer keeps alive; the calls it

@@ -126,9 +126,17 @@ func (c *Conn) answerCap(pa rpccp.PromisedAnswer) (capnp.Client, error) {
 		cl, err := a.capAt(ops)
 		return cl.AddRef(), err
 	}
+	for _, w := range a.waiters {
+		if sameOps(w.ops, ops) {
+			return w.client.AddRef(), nil
+		}
+	}
+	if len(a.waiters) >= maxAwaited {
+		return capnp.Client{}, protocolErr("too many capabilities awaited on one question")
+	}
 	p, res := capnp.NewLocalPromise[capnp.Client]()
-	a.waiters = append(a.waiters, waiter{ops: ops, res: res})
-	return p, nil
+	a.waiters = append(a.waiters, waiter{ops: ops, res: res, client: p})
+	return p.AddRef(), nil
 }
 
 // newImport is a client holding one reference to the peer's export id.

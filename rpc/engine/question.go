@@ -108,11 +108,26 @@ func (c *Conn) sendCall(ctx context.Context, tgt dest, s capnp.Send) (*capnp.Ans
 		q.settleErr(capnp.Disconnected("connection closed"))
 		return q.promise.Answer(), q.release
 	}
-	stop := context.AfterFunc(ctx, func() { q.cancel(context.Cause(ctx)) })
-	c.mu.Lock()
-	q.stop = stop
-	c.mu.Unlock()
+	q.watch(ctx)
 	return q.promise.Answer(), q.release
+}
+
+// watch arms the cancellation of q by ctx, once q's message is written.
+// The Return (or the connection's end) may already have been handled and
+// found no watch to stop: then the watch is stopped at once, or a
+// long-lived ctx would keep one per call.
+func (q *question) watch(ctx context.Context) {
+	stop := context.AfterFunc(ctx, func() { q.cancel(context.Cause(ctx)) })
+	c := q.c
+	c.mu.Lock()
+	over := q.returned || q.settled
+	if !over {
+		q.stop = stop
+	}
+	c.mu.Unlock()
+	if over {
+		stop()
+	}
 }
 
 // buildCall makes a Call message to tgt and places s's arguments.
@@ -185,7 +200,12 @@ func (q *question) settle(results capnp.Ptr, err error) {
 		return
 	}
 	q.settled = true
+	stop := q.stop // settled: the caller's context no longer matters
+	q.stop = nil
 	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 	q.promise.Resolve(results, err)
 	c.mu.Lock()
 	released := q.released

@@ -235,10 +235,7 @@ func (c *Conn) Bootstrap(ctx context.Context) capnp.Client {
 	if c.send(msg) != nil {
 		q.settleErr(capnp.Disconnected("connection closed"))
 	} else {
-		stop := context.AfterFunc(ctx, func() { q.cancel(context.Cause(ctx)) })
-		c.mu.Lock()
-		q.stop = stop
-		c.mu.Unlock()
+		q.watch(ctx)
 	}
 	client.AttachReleaser(q.release)
 	return client
