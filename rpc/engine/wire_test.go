@@ -95,14 +95,7 @@ func forEachEngine(t *testing.T, fn func(t *testing.T, e engineUnderTest)) {
 
 // openBugs are the known bugs of engines defined outside this file, by
 // "engine/rule"; delete a line with the fix.
-var openBugs = map[string]string{
-	// A Return's failed Encode (answer.go:155) and shutdown (conn.go:200)
-	// both close the codec: the second Close of a transport.NewPipe codec
-	// panics (close of closed channel), killing the process. Our
-	// WebSocket codec's Close is idempotent; transport.Codec does not
-	// promise it.
-	"sharevat/codec-closed-once": "closes its codec twice when a write fails after shutdown closed it",
-}
+var openBugs = map[string]string{}
 
 // deviation skips t when e is known to break rule (see
 // engineUnderTest.deviations and openBugs).
