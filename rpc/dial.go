@@ -161,7 +161,7 @@ func newConn(ws *websocket.Conn, opts *DialOptions) *Conn {
 		MaxInflightCalls: -1,
 	})
 	c := &Conn{codec: codec}
-	c.rpc = startEngine(opts.Engine, codec, opts.Bootstrap.AddRef(), log, newRPCLogger(log, codec, c.closedByUs.Load))
+	c.rpc = startEngine(opts.Engine.resolve(), codec, opts.Bootstrap.AddRef(), log, newRPCLogger(log, codec, c.closedByUs.Load))
 	return c
 }
 

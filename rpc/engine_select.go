@@ -61,10 +61,10 @@ var (
 	_ engineConn = (*engine.Conn)(nil)
 )
 
-// startEngine runs RPC on codec with the chosen engine. It takes
+// startEngine runs RPC on codec with engine e (already resolved). It takes
 // ownership of boot. logger is go-capnp's adapter; log is ours.
 func startEngine(e Engine, codec *Codec, boot capnp.Client, log *slog.Logger, logger capnprpc.Logger) engineConn {
-	if e.resolve() == EngineSharevat {
+	if e == EngineSharevat {
 		return engine.NewConn(codec, &engine.Options{BootstrapClient: boot, Logger: log})
 	}
 	return capnprpc.NewConn(transport.New(codec), &capnprpc.Options{BootstrapClient: boot, Logger: logger})

@@ -117,6 +117,7 @@ func NewHandler(opts HandlerOptions) *Handler {
 	if h.opts.OnLimit == nil {
 		h.opts.OnLimit = func(string) {}
 	}
+	h.opts.Engine = h.opts.Engine.resolve() // once, not per connection
 	h.upgrader = websocket.Upgrader{
 		CheckOrigin:     func(*http.Request) bool { return true }, // checked in ServeHTTP
 		Error:           upgradeError,

@@ -54,7 +54,7 @@ func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 		PipelineTargets:   h.opts.PipelineTargets,
 		OnLimit:           h.opts.OnLimit,
 	})
-	log.Debug("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent, "engine", string(h.opts.Engine.resolve()))
+	log.Debug("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent, "engine", string(h.opts.Engine))
 	defer func() { log.Debug("sharevat/rpc: connection closed", "reason", endReason(codec)) }()
 	defer recoverConn(log, codec)
 	sc.peer.Meter = codecMeter{codec}

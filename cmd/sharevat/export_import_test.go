@@ -319,7 +319,7 @@ func waitForImportProgress(t *testing.T, x *xiEnv, total int) any {
 				return d
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // polling the import process's state file: nothing signals a chunk
 	}
 	t.Fatal("the import acknowledged nothing within 60s")
 	return nil
