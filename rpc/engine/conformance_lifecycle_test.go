@@ -75,14 +75,7 @@ func TestConformanceAbortAndClose(t *testing.T) {
 			p.await("the engine's Call on our sink", func(m rpccp.Message) bool {
 				return m.Which() == rpccp.Message_Which_call
 			})
-			closed := make(chan struct{})
-			go func() {
-				_ = p.conn.Close()
-				close(closed)
-			}()
-			select {
-			case <-closed:
-			case <-time.After(hangGuard):
+			if !closesWithin(p.conn, hangGuard) {
 				t.Fatalf("Close did not return while the engine's call on the peer was outstanding")
 			}
 			select {

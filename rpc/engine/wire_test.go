@@ -142,14 +142,7 @@ func start(t *testing.T, e engineUnderTest) *peer {
 	p.conn = e.start(theirs, p.boot.client())
 	go p.readLoop()
 	t.Cleanup(func() {
-		closed := make(chan struct{})
-		go func() {
-			_ = p.conn.Close()
-			close(closed)
-		}()
-		select {
-		case <-closed:
-		case <-time.After(hangGuard):
+		if !closesWithin(p.conn, hangGuard) {
 			t.Errorf("%s: Close did not return in %v", e.name, hangGuard)
 		}
 		p.hangup()
@@ -407,4 +400,19 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// closesWithin closes c and reports whether Close returned within d.
+func closesWithin(c engineConn, d time.Duration) bool {
+	closed := make(chan struct{})
+	go func() {
+		_ = c.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
