@@ -1,4 +1,4 @@
-module sharevat
+module github.com/sharevat/sharevat
 
 go 1.26.8
 

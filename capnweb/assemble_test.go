@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 
 	"github.com/gorilla/websocket"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 func postBatch(t *testing.T, s *server, body string) (int, string, http.Header) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // server is a test server with a testMain per session.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // TestLimitsCloseOnlyThatSession sends each kind of bad input on its own

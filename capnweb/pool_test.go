@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // countPool is a Pool of limit bytes that records what it holds and

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // A token-shaped string (sturdyref's format) and its secret, made up.

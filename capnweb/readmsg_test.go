@@ -6,7 +6,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // TestMemoryChargedAsRead: a message is charged to its session's budget

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 func TestRoundTripValues(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"iter"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // List returns one page of the server's shares that match f, newest

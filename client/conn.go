@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
-	"sharevat/rpc"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // Options tune a connection; nil or the zero value takes every default.

@@ -5,8 +5,8 @@ import (
 
 	"capnproto.org/go/capnp/v3/exc"
 
-	"sharevat"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // IsPermanent reports whether err will not go away by retrying: the token

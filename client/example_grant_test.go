@@ -6,8 +6,8 @@ import (
 	"log"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // Grant a narrower token, and revoke it: its holder is refused at once,

@@ -6,8 +6,8 @@ import (
 	"log"
 	"path/filepath"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // Append through the durable outbox: Enqueue stores the ops on disk,

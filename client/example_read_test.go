@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log"
 
-	"sharevat/client"
+	"github.com/sharevat/sharevat/client"
 )
 
 // Redeem a share token and read the share's log.

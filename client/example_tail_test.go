@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // Follow a share with Tail: the backlog, then every new op, one at a

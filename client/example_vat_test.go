@@ -6,9 +6,9 @@ import (
 	"log"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // exampleVat is where every example starts: a whole vat running

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // ttlSeconds converts a TTL for the wire; 0 inherits the parent's expiry.

@@ -3,9 +3,9 @@ package client
 import (
 	"context"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // Fork creates a new share whose log is this share's ops 1..at (same op

@@ -3,7 +3,7 @@ package client
 import (
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // NewLocalConn returns a Conn on a Vault that lives in this process

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
-	"sharevat/store/apply"
-	"sharevat/store/outbox"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
+	"github.com/sharevat/sharevat/store/outbox"
 )
 
 // Defaults of OutboxOptions.

@@ -10,11 +10,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/faultproxy"
-	"sharevat/internal/vattest"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/faultproxy"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // obVat is a whole server built in-process for the outbox tests (the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // stopped records why a flush stopped as the outbox's last error

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/client"
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // closedURL is a loopback URL nothing listens on.

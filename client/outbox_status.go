@@ -3,8 +3,8 @@ package client
 import (
 	"time"
 
-	"sharevat"
-	"sharevat/store/outbox"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/outbox"
 )
 
 // OpState is where an op is in an Outbox.

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // RedeemerOptions tune a Redeemer; the zero value is fine.

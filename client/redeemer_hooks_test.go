@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/client"
+	"github.com/sharevat/sharevat/client"
 )
 
 // hookLog records the Redeemer's hooks.

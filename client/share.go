@@ -3,9 +3,9 @@ package client
 import (
 	"context"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // Admin is the server admin capability.

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // Subscription is a live subscription to a share's log, made by

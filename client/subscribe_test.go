@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/faultproxy"
-	"sharevat/internal/vattest"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/faultproxy"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // subWait bounds every wait in the subscription tests; it only turns a

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Tail follows the share that r redeems to, from cursor from, for as long

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // TestTokensAreTrimmed: a token read from a file keeps its trailing

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The format's name and versions (docs/export-format.md, "Versions").

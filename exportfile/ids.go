@@ -3,7 +3,7 @@ package exportfile
 import (
 	"hash/maphash"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // opIDSet remembers the op ids of an export and a digest of each op's

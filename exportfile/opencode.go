@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // `opencode export <sessionID>` prints one JSON object (indented):

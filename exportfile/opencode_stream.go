@@ -9,7 +9,7 @@ import (
 	"hash"
 	"io"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // opencodeSource reads an opencode export token by token

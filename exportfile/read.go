@@ -12,7 +12,7 @@ import (
 	"io"
 	"strings"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // ParseHeader decodes a header line; ok is false when the line is not a

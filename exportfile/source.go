@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Source is what an import reads: a sharevat export or an opencode

@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Log is what Write reads the ops from: the Go client's Reader.

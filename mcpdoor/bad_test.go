@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 func jsonEncode(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }

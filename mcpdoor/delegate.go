@@ -6,8 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // maxTTLSeconds bounds a grant's ttl (100 years) so that it converts to

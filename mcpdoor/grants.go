@@ -3,7 +3,7 @@ package mcpdoor
 import (
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // grantIn is the arguments of grant.

@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/vattest"
-	"sharevat/mcpdoor"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/mcpdoor"
 )
 
 // door is a vat with /mcp mounted on a real HTTP server.

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // HTTPOptions configure the Streamable HTTP door.

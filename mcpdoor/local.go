@@ -6,7 +6,7 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat/client"
+	"github.com/sharevat/sharevat/client"
 )
 
 // Local is the Source of a session served in the vat's own process: its

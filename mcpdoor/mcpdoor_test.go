@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/client"
+	"github.com/sharevat/sharevat/client"
 )
 
 type ackT struct {

@@ -10,8 +10,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // Source is where a session's Share comes from: its token redeemed and

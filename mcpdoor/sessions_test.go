@@ -11,9 +11,9 @@ import (
 	"capnproto.org/go/capnp/v3"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/vattest"
-	"sharevat/mcpdoor"
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/mcpdoor"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // startBounded is startDoor with session bounds and a memory pool.

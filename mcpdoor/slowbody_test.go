@@ -14,8 +14,8 @@ import (
 	"capnproto.org/go/capnp/v3"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/vattest"
-	"sharevat/mcpdoor"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/mcpdoor"
 )
 
 // TestSlowBodyIsCutOff: a peer that sends a POST's headers and then

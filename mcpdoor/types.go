@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Page bounds: a read or follow answers at most maxPage ops, a snapshot

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
-	"sharevat/opencodeshare"
-	"sharevat/server"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/opencodeshare"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestBadInput: every malformed request gets a JSON error and a 4xx,

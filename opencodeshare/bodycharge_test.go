@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
-	"sharevat/server"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestBodyChargedAsItArrives: the memory budget counts the bytes of a

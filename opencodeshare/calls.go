@@ -3,9 +3,9 @@ package opencodeshare
 import (
 	"context"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // The vat calls the door makes, each on the Vault of one request's peer.

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"net/http"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/sturdyref"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // openCreator is the index's creator name for creates without a token

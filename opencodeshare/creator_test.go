@@ -11,11 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/servertest"
-	"sharevat/opencodeshare"
-	"sharevat/server"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/opencodeshare"
+	"github.com/sharevat/sharevat/server"
 )
 
 // mint mints a creation token through the creation-token API with the

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"sort"
 
-	"sharevat"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // data serves GET /api/share/<slug>/data: the latest item of every key,

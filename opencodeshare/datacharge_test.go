@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
-	"sharevat/server"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestShareDataCountsAgainstMemoryBudget: GET …/data, which anyone with

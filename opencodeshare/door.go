@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // DefaultMaxBody is the largest request body the door reads: a full sync

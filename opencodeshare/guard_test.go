@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/client"
-	"sharevat/internal/servertest"
-	"sharevat/server"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/server"
 )
 
 // planted is a secret-shaped string (an AWS access key id) the privacy

@@ -16,7 +16,7 @@ import (
 	"os"
 	"sync"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The index remembers, across restarts, which share each creation right

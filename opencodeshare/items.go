@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // item is one element of a sync's data array as opencode sends it.

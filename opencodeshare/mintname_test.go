@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
-	"sharevat/opencodeshare"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/opencodeshare"
 )
 
 // TestMintNameIsBounded: a creation token's name is shown in every

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The ordering rule (docs/opencode.md, "Order"). opencode's batches may

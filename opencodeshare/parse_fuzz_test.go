@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // FuzzParseSync feeds arbitrary bytes to the sync body parser and the

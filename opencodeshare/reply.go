@@ -5,9 +5,9 @@ import (
 	"errors"
 	"net/http"
 
-	"sharevat"
-	"sharevat/sturdyref"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // httpError is a failure with the status and message the client sees.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // syncAnswer is what a sync answers: the ops the vat applied, the items

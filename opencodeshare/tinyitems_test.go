@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
-	"sharevat/opencodeshare"
-	"sharevat/server"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/opencodeshare"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestSyncOfTinyItemsCostsItsBytes: a hostile sync body made of

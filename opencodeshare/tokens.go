@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"sharevat"
-	"sharevat/vat"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/vat"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // TokensPath is the route of the creation-token API the CLI's

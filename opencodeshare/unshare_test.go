@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // endSink is a subscription's sink as the share page holds one: it

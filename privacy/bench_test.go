@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"sharevat/privacy"
-	"sharevat/privacy/privacytest"
+	"github.com/sharevat/sharevat/privacy"
+	"github.com/sharevat/sharevat/privacy/privacytest"
 )
 
 // transcript builds a JSON body of about size bytes shaped like an agent

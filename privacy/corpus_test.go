@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/privacy"
-	"sharevat/privacy/privacytest"
+	"github.com/sharevat/sharevat/privacy"
+	"github.com/sharevat/sharevat/privacy/privacytest"
 )
 
 // TestPlantedSecretsAreRedacted: every planted secret is found by its

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/privacy"
-	"sharevat/privacy/privacytest"
+	"github.com/sharevat/sharevat/privacy"
+	"github.com/sharevat/sharevat/privacy/privacytest"
 )
 
 // fakeGitHub is a classic GitHub token of the right shape, plainly fake.

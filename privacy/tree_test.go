@@ -13,7 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"sharevat/privacy"
+	"github.com/sharevat/sharevat/privacy"
 )
 
 // TestTreeFalsePositives measures false positives over real source

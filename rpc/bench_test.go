@@ -6,7 +6,7 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // benchEngines are the engines BenchmarkCall compares, server and client

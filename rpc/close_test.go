@@ -9,7 +9,7 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	"github.com/gorilla/websocket"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 const testReadLimit = 1024

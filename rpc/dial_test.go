@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // prompt is how soon Dial must give up once its ctx is done: far below the

@@ -10,7 +10,7 @@ import (
 	capnprpc "capnproto.org/go/capnp/v3/rpc"
 	"capnproto.org/go/capnp/v3/rpc/transport"
 
-	"sharevat/rpc/engine"
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // Engine selects the Cap'n Proto RPC implementation a connection runs.

@@ -11,7 +11,7 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // stallProxy forwards TCP connections to a target. After stall it stops

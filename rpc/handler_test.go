@@ -10,7 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 func TestNotWebSocket(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"capnproto.org/go/capnp/v3/server"
 	"github.com/gorilla/websocket"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // hold is the blocker's second method: it returns only when released, so

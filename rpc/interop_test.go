@@ -11,7 +11,7 @@ import (
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 	"github.com/gorilla/websocket"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // TestInteropFraming speaks to the server the way a C++ or capnp-es peer

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // blob is a second method of the test interface: it answers n zero bytes.

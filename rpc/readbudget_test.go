@@ -12,12 +12,12 @@ import (
 
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 
-	"sharevat"
-	"sharevat/internal/hostile"
-	"sharevat/internal/vattest"
-	"sharevat/rpc"
-	"sharevat/store/bolt"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // The server of the big-read tests, the defaults scaled down 32 times so

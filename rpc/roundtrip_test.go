@@ -8,7 +8,7 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 func TestRoundTripSequential(t *testing.T) {

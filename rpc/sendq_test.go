@@ -16,7 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // goroutineID is the id of the calling goroutine (from its stack's

@@ -68,7 +68,7 @@
 
 using Go = import "/go.capnp";
 $Go.package("schema");
-$Go.import("sharevat/schema");
+$Go.import("github.com/sharevat/sharevat/schema");
 
 # The /go.capnp annotations only steer the Go code generator. The file
 # ships with go-capnp (capnproto.org/go/capnp/v3, std/go.capnp), not with

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"sharevat/store/bolt"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // backupHandler serves GET /backup: a consistent copy of the data file,

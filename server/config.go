@@ -6,9 +6,9 @@ import (
 	"syscall"
 	"time"
 
-	"sharevat"
-	"sharevat/rpc"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // Config is what a Server runs with. Start from DefaultConfig: a zero

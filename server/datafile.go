@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // The data tools for a stopped vat's bbolt file (sharevat check and

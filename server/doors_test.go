@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/capnweb"
-	"sharevat/internal/servertest"
-	"sharevat/internal/vattest"
-	"sharevat/server"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/server"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // These tests moved in-process from cmd/sharevat's process tests

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"sharevat/internal/servertest"
-	"sharevat/rpc"
-	"sharevat/server"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestServerRunsTheChosenRPCEngine: Config.RPCEngine reaches /rpc, and

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
-	"sharevat/server"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestDNSRebinding: a vat listening on loopback answers only requests

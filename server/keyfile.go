@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sharevat"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // Files in the data directory.

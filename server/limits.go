@@ -7,9 +7,9 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat/rpc"
-	"sharevat/schema"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // newRPCHandler serves the vat at /rpc with the peer limits of cfg.

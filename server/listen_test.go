@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/server"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestListenNamesPortHolder: Listen on a port this process holds fails

@@ -5,8 +5,8 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat/mcpdoor"
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/mcpdoor"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // newMCPHandler serves the Model Context Protocol over Streamable HTTP

@@ -8,9 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"sharevat"
-	"sharevat/rpc"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // metrics is the server's Prometheus registry and the vat.Observer and

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/server"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestNewRefusesLostDataFile: New on a data directory whose data file

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sharevat/opencodeshare"
-	"sharevat/rpc"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat/opencodeshare"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // newDoor builds the opencode door (docs/opencode.md): the vat's own

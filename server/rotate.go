@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
-	"sharevat/sturdyref"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/pg"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // RotateAdmin revokes every live admin grant of the vault cfg names

@@ -5,8 +5,8 @@ import (
 	"net"
 	"net/http"
 
-	"sharevat"
-	"sharevat/opencodeshare"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/opencodeshare"
 )
 
 // Handler is every route of the server for a listener at addr, behind

@@ -13,10 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"sharevat/capnweb"
-	"sharevat/opencodeshare"
-	"sharevat/rpc"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/opencodeshare"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // Server is one vat process: its store, its vat and its routes. Make it

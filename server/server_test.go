@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/client"
-	"sharevat/internal/servertest"
-	"sharevat/server"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/server"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // TestServerEveryRouteInProcess: the whole server, started in-process

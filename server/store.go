@@ -14,10 +14,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/pg"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // servedStore is the store serve runs the vat on, and what differs

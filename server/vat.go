@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"sharevat/sturdyref"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // openVat loads the pepper, builds the vat and mints the admin token on

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // TestWALOptions: the server's WAL settings become the bbolt store's

@@ -4,11 +4,11 @@ import (
 	"log/slog"
 	"net/http"
 
-	"sharevat/capnweb"
-	"sharevat/rpc"
-	"sharevat/sharepage"
-	"sharevat/vat"
-	"sharevat/webvat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/sharepage"
+	"github.com/sharevat/sharevat/vat"
+	"github.com/sharevat/sharevat/webvat"
 )
 
 // newWebHandler serves the vat's capability graph over Cap'n Web at

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/sharepage"
+	"github.com/sharevat/sharevat/sharepage"
 )
 
 // mustServe mounts the handler at /s/ as serve does, on a loopback

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // TestSharePage drives the page in headless chromium against the real

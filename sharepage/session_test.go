@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The page is shown a realistic session: the opencode export that `sharevat

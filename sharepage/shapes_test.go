@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // msgText is a page expression: the text of the message card with this

@@ -14,9 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // The browser tests run the real `sharevat serve` binary, built once.

@@ -3,7 +3,7 @@ package sturdyref
 import (
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Attenuate checks that a grant with scope parent and expiry parentExpiry

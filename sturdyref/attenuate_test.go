@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 func TestAttenuate(t *testing.T) {

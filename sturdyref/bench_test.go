@@ -3,7 +3,7 @@ package sturdyref_test
 import (
 	"testing"
 
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 func BenchmarkParse(b *testing.B) {

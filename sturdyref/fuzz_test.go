@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // FuzzParse: Parse never panics, and whatever it accepts it gives back

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 var update = flag.Bool("update", false, "rewrite ../testdata/tokens/golden.json")

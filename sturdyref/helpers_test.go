@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // mustNew mints a token from r or fails the test.

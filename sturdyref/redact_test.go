@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 func TestRedactedForms(t *testing.T) {

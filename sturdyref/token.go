@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The token format; see the package comment for the layout.

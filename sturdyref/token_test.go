@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // A valid token to mutate, split into its parts.

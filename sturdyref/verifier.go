@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/crypto/blake2b"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // MinPepperLen is the shortest pepper NewVerifier accepts, in bytes.

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/crypto/blake2b"
 
-	"sharevat"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 func TestNewVerifierPepperLength(t *testing.T) {

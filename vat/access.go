@@ -3,7 +3,7 @@ package vat
 import (
 	"context"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // facet is the authority behind one live capability: a live grant on a

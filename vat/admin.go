@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/sturdyref"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // adminServer is the Admin capability. lg is the admin grant it was

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // TestAppendEndToEnd is the acceptance scenario of the foundation issue,

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // auditLinger is how long the writer lets records that nobody waits for

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // guard runs one handler: it turns a panic into an internal error for

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // checkEvery is the safety net of subscriptions on a shared store: this

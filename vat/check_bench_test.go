@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // BenchmarkValidityCheck measures the check every call on a live

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // compactStep is the most log entries one store transaction of a

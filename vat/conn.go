@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // DefaultMaxConnCapabilities is the default of Config.MaxConnCapabilities.

@@ -9,9 +9,9 @@ import (
 	"time"
 	"unicode"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // A creation token is an attenuation of the server admin right that may

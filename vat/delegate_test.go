@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/vat"
 )
 
 var bg = context.Background()

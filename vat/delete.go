@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // Delete deletes the share; it needs admin. Every grant of the share

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/sturdyref"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // Fork quotas (docs/decisions.md, "Session lifecycle"). Forking needs

@@ -9,7 +9,7 @@ import (
 	"capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/server"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // Every capability the vat hands out is wrapped in a guardHook, because

@@ -6,8 +6,8 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	"github.com/stretchr/testify/assert"
 
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // TestPipelinedCallsCannotCrash: calls go-capnp v3.1.0-alpha.2 would

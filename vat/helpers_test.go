@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
-	"sharevat/internal/pgtest"
-	"sharevat/internal/vattest"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // testVat is a whole server built in-process: a real store, the vat,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // hub tells subscriptions that a share's log grew, and owns their

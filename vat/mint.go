@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // DefaultMaxChildGrants is the default of Config.MaxChildGrants: how many

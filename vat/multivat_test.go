@@ -14,15 +14,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/internal/pgtest"
-	"sharevat/internal/vattest"
-	"sharevat/rpc"
-	"sharevat/schema"
-	"sharevat/store/apply"
-	"sharevat/store/pg"
-	"sharevat/sturdyref"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/store/apply"
+	"github.com/sharevat/sharevat/store/pg"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/vat"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

@@ -4,8 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // Observer receives the vat's events for metrics. Methods are called on

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/pgtest"
-	"sharevat/internal/vattest"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // errStoreDown is what store/bolt answers for a disk it cannot write

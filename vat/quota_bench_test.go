@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // bigShareGrants is how many grants the big-share benchmarks put in one

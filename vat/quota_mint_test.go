@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // serveQuota starts a vat (on the store on) whose grants may each have

@@ -1,6 +1,6 @@
 package vat
 
-import "sharevat"
+import "github.com/sharevat/sharevat"
 
 // Defaults of Quotas.
 const (

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

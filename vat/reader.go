@@ -3,9 +3,9 @@ package vat
 import (
 	"context"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // readerServer is the Reader capability for one grant.

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // errDead is the cancellation cause of a revoked, fenced or deleted

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Defaults of Retention.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // revoke marks ids revoked in the store and then cancels their live

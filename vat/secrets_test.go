@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // TestNoSecretLeaks runs the delegation scenario (mint, redeem, fail to

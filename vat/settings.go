@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"sync"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // settingsCache keeps each share's settings in memory, so that the

@@ -8,9 +8,9 @@ import (
 
 	"capnproto.org/go/capnp/v3/flowcontrol"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // Push sizing and flow control. Each subscription pushes batches of at

@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/schema"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // TestSubscribeBacklogThenLive: 50 ops exist before the subscribe and 50

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // Grants returns the delegation tree: every grant of the share for an

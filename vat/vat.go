@@ -10,9 +10,9 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // Config configures a Vat. Store and Verifier are required.

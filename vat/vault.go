@@ -3,10 +3,10 @@ package vat
 import (
 	"context"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/sturdyref"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // errRedeem is the one answer to every failed redeem of a token (unknown,

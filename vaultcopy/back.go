@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/pg"
 )
 
 // FromPostgres copies the vault of the database dsn into a new bbolt

@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
-	"sharevat/vaultcopy"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/pg"
+	"github.com/sharevat/sharevat/vaultcopy"
 )
 
 // stoppedVault builds the fixture in a bbolt file and closes it, as a

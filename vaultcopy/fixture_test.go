@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
-	"sharevat/internal/pgtest"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/pg"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

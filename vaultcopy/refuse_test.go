@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/pg"
-	"sharevat/vaultcopy"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/pg"
+	"github.com/sharevat/sharevat/vaultcopy"
 )
 
 // TestToPostgresRefusesRunningVat: a bbolt file a running vat holds

@@ -3,7 +3,7 @@ package vaultcopy
 import (
 	"context"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // replayLimits accept every op the source holds: each passed the limits

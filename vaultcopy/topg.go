@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/pg"
 )
 
 // ToPostgres copies the vault of the bbolt file at path, which no

@@ -3,8 +3,8 @@ package vaultcopy
 import (
 	"context"
 
-	"sharevat"
-	"sharevat/store/pg"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/pg"
 )
 
 // Counts is what a copy wrote.

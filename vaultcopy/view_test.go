@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // vaultView is all a store gives of a vault through its interface.

@@ -3,9 +3,9 @@ package webvat
 import (
 	"context"
 
-	"sharevat/capnweb"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // adminTarget is an Admin: the server admin's (restoreAdmin) or the open

@@ -3,9 +3,9 @@ package webvat
 import (
 	"context"
 
-	"sharevat/capnweb"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // appenderTarget is an Appender.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // postBatch sends an HTTP batch (the lines joined by "\n") to the env's

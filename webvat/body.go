@@ -7,8 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"sharevat"
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // maxBodyDepth bounds the nesting of an op body. The capnweb session

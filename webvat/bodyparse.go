@@ -3,7 +3,7 @@ package webvat
 import (
 	"encoding/json"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // maxDecodeDepth bounds the nesting decodeBody follows (encoding/json's

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"sharevat"
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // dec decodes a call's arguments, remembering the first problem as an

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/capnweb"
-	"sharevat/internal/vattest"
-	"sharevat/webvat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/webvat"
 )
 
 // These tests call the Targets directly, in-process, without a Cap'n Web

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"strings"
 
-	"sharevat/capnweb"
-	"sharevat/sturdyref"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // webError turns the error of a call into what the peer sees: an Error

@@ -5,10 +5,10 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // heldCopies is how many times its results' size an answer that carries

@@ -12,9 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/capnweb"
-	"sharevat/internal/vattest"
-	"sharevat/webvat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/webvat"
 )
 
 // env is a whole vat served over both doors: the Cap'n Proto /rpc of

@@ -4,10 +4,10 @@ import (
 	"math"
 	"strconv"
 
-	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // The conversions below read what the peer sent into the domain values

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // TestShareMethods drives the rest of the interface over Cap'n Web:

@@ -3,9 +3,9 @@ package webvat
 import (
 	"time"
 
-	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // The conversions below build the objects the peer receives, field by

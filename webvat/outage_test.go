@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"sharevat"
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // TestRestoreDuringStoreOutage: over Cap'n Web too, a valid token's

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // TestUnknownMethodHidesToken: a token, or its secret alone, called as a

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/capnweb"
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // TestReadSnapshotBodies: op bodies travel as JSON values, keeping the

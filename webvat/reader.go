@@ -5,10 +5,10 @@ import (
 	"math"
 	"sync/atomic"
 
-	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // readerTarget is a Reader.

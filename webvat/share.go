@@ -4,9 +4,9 @@ import (
 	"context"
 	"math"
 
-	"sharevat/capnweb"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // shareTarget is a Share, narrowed by the vat to its grant's scope.

@@ -5,10 +5,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // sink is the vat's OpSink for a Cap'n Web subscriber: a local Cap'n

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/capnweb"
-	"sharevat/internal/vattest"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // follower is one Cap'n Web session with a share restored, its appender

@@ -6,7 +6,7 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // capTarget is the part every Target shares: the vat's client of the

@@ -5,9 +5,9 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat/capnweb"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // vaultTarget is the main interface of one Cap'n Web session: the vat's

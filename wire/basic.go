@@ -4,8 +4,8 @@ import (
 	"math"
 	"time"
 
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // Nanos encodes t as Unix nanoseconds; the zero time is 0.

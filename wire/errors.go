@@ -6,7 +6,7 @@ import (
 
 	"capnproto.org/go/capnp/v3/exc"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // ServerError returns the domain error a Cap'n Proto call's error

@@ -7,9 +7,9 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat"
-	"sharevat/schema"
-	"sharevat/wire"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
 )
 
 // FuzzReadBatch feeds arbitrary bytes, as one Cap'n Proto message whose

@@ -1,8 +1,8 @@
 package wire
 
 import (
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // SetMinted writes a freshly minted token into dst.

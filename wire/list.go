@@ -1,8 +1,8 @@
 package wire
 
 import (
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // SetListFilter writes f into dst. A limit beyond a UInt32 is sent as the

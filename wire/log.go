@@ -1,8 +1,8 @@
 package wire
 
 import (
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // SetEntries fills a new list with entries.

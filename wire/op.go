@@ -3,8 +3,8 @@ package wire
 import (
 	"capnproto.org/go/capnp/v3"
 
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // SetBatch writes b into dst.

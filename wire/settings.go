@@ -3,8 +3,8 @@ package wire
 import (
 	"time"
 
-	"sharevat"
-	"sharevat/schema"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // MaxRetainFor is the longest retention by age the wire accepts (100

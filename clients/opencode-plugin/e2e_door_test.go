@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
 )
 
 // TestPluginAndDoorConvergeOnOneShare: stock opencode shares a session

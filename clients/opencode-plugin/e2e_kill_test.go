@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
 )
 
 // kills is how many times TestPluginSurvivesSIGKILLMidTurn kills opencode

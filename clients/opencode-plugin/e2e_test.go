@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
 )
 
 // vatWithPlugin is a real vat and an opencode project (of the package's

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/opencodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // TestPluginCatchesUpAfterTheVatWasDown: the vat is SIGKILLed after a

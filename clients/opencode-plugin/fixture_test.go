@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"sharevat/internal/opencodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // shared is what the package's tests share, started by the first test

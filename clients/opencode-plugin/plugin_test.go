@@ -28,9 +28,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/nodetest"
-	"sharevat/internal/opencodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/nodetest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // needNode returns node's path, or skips the test with a notice saying

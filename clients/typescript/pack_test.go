@@ -12,10 +12,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/nodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/nodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // guideSection is the user guide's TypeScript section: its ```sh block's

@@ -30,9 +30,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/faultproxy"
-	"sharevat/internal/nodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/faultproxy"
+	"github.com/sharevat/sharevat/internal/nodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // needNode returns node's path once the package's node_modules are there.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sharevat/server"
+	"github.com/sharevat/sharevat/server"
 )
 
 var adminTokenCommand = command{

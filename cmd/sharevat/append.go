@@ -12,8 +12,8 @@ import (
 	"os"
 	"strings"
 
-	"sharevat"
-	"sharevat/store/apply"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 
 	"github.com/spf13/pflag"
 )

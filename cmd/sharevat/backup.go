@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sharevat"
-	"sharevat/server"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/server"
 
 	"github.com/spf13/pflag"
 )

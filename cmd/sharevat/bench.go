@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sharevat/internal/loadgen"
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat/internal/loadgen"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // benchFlags are the flags of `sharevat bench`, bound to the load

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"sharevat"
-	"sharevat/server"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/server"
+	"github.com/sharevat/sharevat/sturdyref"
 
 	"github.com/spf13/pflag"
 )

@@ -6,7 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 
 	"github.com/spf13/pflag"
 )

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // oneLineErr asserts stderr is one `sharevat: ...` line and returns it.

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/client"
-	"sharevat/internal/servertest"
-	srvconfig "sharevat/server"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/servertest"
+	srvconfig "github.com/sharevat/sharevat/server"
 )
 
 // TestAppendSaysWhyItRetries: with nothing listening, append

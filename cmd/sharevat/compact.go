@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 
 	"github.com/spf13/pflag"
 )

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 
 	"github.com/spf13/pflag"
 )

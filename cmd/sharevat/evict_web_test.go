@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/capnweb"
-	"sharevat/client"
-	"sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/capnweb"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/hostile"
 )
 
 // evictFlags: a connection may hold the whole server-wide budget, so

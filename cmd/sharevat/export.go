@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/exportfile"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/exportfile"
 
 	"github.com/spf13/pflag"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"sharevat/client"
+	"github.com/sharevat/sharevat/client"
 )
 
 // RunInProcess runs the command line args as main does — the same

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/sturdyref"
 
 	"github.com/spf13/pflag"
 )

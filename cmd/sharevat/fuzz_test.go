@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // FuzzParseOps feeds arbitrary input to parseOps, the JSON Lines parser

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 
 	"github.com/spf13/pflag"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/servertest"
 )
 
 // TestHealthCommand: `sharevat health` exits 0 for a serving vat, 1

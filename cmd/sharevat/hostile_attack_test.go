@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/hostile"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // healthyStart starts a healthy client against the vat at url.

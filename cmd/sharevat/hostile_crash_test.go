@@ -10,10 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/hostile"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // hostileBinary is the sharevat binary the hostile tests attack: the one

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/hostile"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // The budgets TestHostileMemoryBound starts serve with: small, so the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/internal/hostile"
 )
 
 // webReadLimit is serve's default read limit (the largest batch, 8 MiB,

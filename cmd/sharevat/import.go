@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/exportfile"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/exportfile"
 
 	"github.com/spf13/pflag"
 )

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"sharevat/exportfile"
+	"github.com/sharevat/sharevat/exportfile"
 )
 
 // An import reads its input twice, so that nothing is created for an

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 const opencodeFixture = "testdata/opencode-export.json"

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // An export's header may carry the exported share's settings. A file is

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"sharevat/exportfile"
+	"github.com/sharevat/sharevat/exportfile"
 )
 
 // An import records what it did in the state directory, under

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // target returns a token of the share the import appends to: the share

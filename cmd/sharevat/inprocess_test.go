@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"sharevat/client"
-	sharevatcmd "sharevat/cmd/sharevat"
-	"sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/client"
+	sharevatcmd "github.com/sharevat/sharevat/cmd/sharevat"
+	"github.com/sharevat/sharevat/internal/servertest"
 )
 
 // cliIn is cli in the test's own process: the CLI's command tree runs

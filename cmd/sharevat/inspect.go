@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/sturdyref"
 
 	"github.com/spf13/pflag"
 )

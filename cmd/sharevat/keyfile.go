@@ -1,6 +1,6 @@
 package main
 
-import "sharevat/server"
+import "github.com/sharevat/sharevat/server"
 
 // Files in the data directory.
 const (

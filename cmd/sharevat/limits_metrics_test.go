@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/internal/hostile"
 )
 
 // TestLimitMetrics: a limit that closes a connection is counted in

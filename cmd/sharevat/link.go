@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // A share link opens the read-only share page (package sharepage):

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/sharepage"
+	"github.com/sharevat/sharevat/sharepage"
 
-	"sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/servertest"
 )
 
 // linkRE is a share page link: base, /s/#, the token.

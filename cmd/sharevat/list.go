@@ -6,8 +6,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"sharevat"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/sturdyref"
 
 	"github.com/spf13/pflag"
 )

@@ -15,7 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"sharevat/internal/loadgen"
+	"github.com/sharevat/sharevat/internal/loadgen"
 )
 
 func main() {

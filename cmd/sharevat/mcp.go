@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"sharevat/client"
-	"sharevat/mcpdoor"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/mcpdoor"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"

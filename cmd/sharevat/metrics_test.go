@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/internal/vattest"
 )
 
 // TestMetrics: after a create, an append, a grant and a failed redeem,

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sharevat/server"
-	"sharevat/vaultcopy"
+	"github.com/sharevat/sharevat/server"
+	"github.com/sharevat/sharevat/vaultcopy"
 )
 
 var migrateCommand = command{

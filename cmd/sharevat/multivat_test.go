@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/pgtest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // crossVatBound is how soon a revoke through one vat must end a live

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sharevat"
-	"sharevat/opencodeshare"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/opencodeshare"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 var opencodeTokenCommand = command{

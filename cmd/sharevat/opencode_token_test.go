@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // TestOpencodeTokenCommands: the creation-token commands against a

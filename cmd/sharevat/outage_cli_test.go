@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/pgtest"
-	"sharevat/internal/servertest"
-	"sharevat/internal/vattest"
-	srvconfig "sharevat/server"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/vattest"
+	srvconfig "github.com/sharevat/sharevat/server"
 )
 
 // outage is a server whose store can be taken down and brought back.

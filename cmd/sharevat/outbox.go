@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sharevat"
-	"sharevat/store/outbox"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/outbox"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // outboxCommand groups the commands that look after the outboxes of the

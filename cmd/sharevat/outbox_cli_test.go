@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/sturdyref"
 
-	"sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/servertest"
 )
 
 const obThreeOps = `{"op_id":"a","kind":"event","body":{"n":1}}

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 const (

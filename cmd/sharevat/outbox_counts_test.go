@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/client"
-	"sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/servertest"
 )
 
 // i9Ops returns n event ops as JSON Lines, with op ids prefix0, prefix1, ….

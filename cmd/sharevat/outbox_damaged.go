@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"sharevat/client"
-	"sharevat/store/outbox"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/store/outbox"
 )
 
 // damagedOps turns the damaged records of an outbox into rows of

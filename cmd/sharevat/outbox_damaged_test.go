@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/servertest"
 )
 
 // obDamageBody is the body of op i of TestFlushSendsAroundDamagedRecords.

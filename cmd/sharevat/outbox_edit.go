@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"sharevat"
-	"sharevat/store/outbox"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/outbox"
 )
 
 var outboxShowCommand = command{

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/internal/vattest"
 
-	"sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/servertest"
 )
 
 // obListed runs `outbox list --json` and `outbox list` in env's state

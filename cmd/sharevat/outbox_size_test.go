@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/servertest"
 )
 
 // The outbox of TestAppendLeavesASmallOutbox keeps sizeKeepDone done

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // jsonEntry is one op as `read` prints it (docs/design.md §11).

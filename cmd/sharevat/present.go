@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Helpers shared by the delegation commands (grant, grants, revoke,

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/pgtest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // binary is the sharevat executable built once for the process tests.

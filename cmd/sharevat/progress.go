@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Progress of a long append or flush is drawn by

@@ -59,7 +59,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 const (

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 
 	"github.com/spf13/pflag"
 )

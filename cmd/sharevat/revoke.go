@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"sharevat"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/sturdyref"
 
 	"github.com/spf13/pflag"
 )

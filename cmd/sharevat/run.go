@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/exportfile"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/exportfile"
 )
 
 // Exit codes (docs/design.md §11).

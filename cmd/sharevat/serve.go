@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"sharevat"
-	"sharevat/rpc"
-	"sharevat/server"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/server"
 
 	"github.com/spf13/pflag"
 )

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // TestServeEnv: serve takes every setting from SHAREVAT_<FLAG> when the

@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"net"
 
-	"sharevat/server"
+	"github.com/sharevat/sharevat/server"
 )
 
 // validateOpen refuses --open on a listener beyond loopback, where it

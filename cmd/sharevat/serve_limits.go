@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat/rpc"
-	"sharevat/server"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/server"
+	"github.com/sharevat/sharevat/vat"
 
 	"github.com/spf13/pflag"
 )

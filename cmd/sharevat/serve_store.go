@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sharevat/server"
-	"sharevat/sturdyref"
+	"github.com/sharevat/sharevat/server"
+	"github.com/sharevat/sharevat/sturdyref"
 )
 
 // pepperEnv holds the pepper itself, base64-encoded, for deployments

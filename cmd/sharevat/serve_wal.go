@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sharevat/server"
+	"github.com/sharevat/sharevat/server"
 )
 
 // walFlags tune the write-ahead log in front of the bbolt file

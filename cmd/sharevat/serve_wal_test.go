@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/server"
+	"github.com/sharevat/sharevat/server"
 )
 
 // TestWALFlags: the write-ahead log's serve flags parse, are checked,

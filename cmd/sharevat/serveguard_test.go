@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/proctest"
 
-	"sharevat/internal/servertest"
-	srvconfig "sharevat/server"
+	"github.com/sharevat/sharevat/internal/servertest"
+	srvconfig "github.com/sharevat/sharevat/server"
 )
 
 // TestServeOpenBeyondLoopback: `serve --open` on a listener beyond

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 
 	"github.com/spf13/pflag"
 )

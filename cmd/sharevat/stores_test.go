@@ -3,9 +3,9 @@ package main_test
 import (
 	"testing"
 
-	"sharevat/internal/pgtest"
-	"sharevat/internal/servertest"
-	srvconfig "sharevat/server"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/internal/servertest"
+	srvconfig "github.com/sharevat/sharevat/server"
 )
 
 // storeKind is where a test's `sharevat serve` keeps its vault: the

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 
 	"github.com/spf13/pflag"
 )

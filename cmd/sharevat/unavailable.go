@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // A server whose store cannot be reached (its PostgreSQL is down, its

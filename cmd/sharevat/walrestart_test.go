@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // TestWALRestartAfterSIGKILL: a vat whose write-ahead log is held ahead

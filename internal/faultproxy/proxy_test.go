@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/faultproxy"
+	"github.com/sharevat/sharevat/internal/faultproxy"
 )
 
 // echoServer answers every line with the same line and reports each line

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // RaceCrash is §1's token-less vector, tried up to tries times, each on a

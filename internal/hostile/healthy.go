@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // Fixture is what Setup made on a fresh vat.

@@ -12,7 +12,7 @@ import (
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 	"github.com/gorilla/websocket"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // TestBuildersRoundTrip: what the builders write decodes to what was

@@ -6,7 +6,7 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // Method ordinals of schema/sharevat.capnp that the vectors call.

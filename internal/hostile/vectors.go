@@ -10,7 +10,7 @@ import (
 
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // DrainFor bounds how long a vector that never read keeps reading at the

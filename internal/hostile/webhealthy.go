@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat/capnweb"
+	"github.com/sharevat/sharevat/capnweb"
 )
 
 // StartWebHealthy is StartHealthy over Cap'n Web: a capnweb.Dial client

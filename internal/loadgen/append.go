@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"sharevat"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // appendShape is what an append run sends.

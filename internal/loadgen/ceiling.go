@@ -3,7 +3,7 @@ package loadgen
 import (
 	"context"
 
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // storageReport is the storage ceiling: bbolt's raw durable commit rate

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Config is one run of the load generator: what `sharevat bench`'s flags

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"sharevat/internal/loadgen"
+	"github.com/sharevat/sharevat/internal/loadgen"
 )
 
 // TestBenchDefaults: a zero field takes the default, some of which

@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"time"
 
-	"sharevat/client"
+	"github.com/sharevat/sharevat/client"
 )
 
 // connsReport is a conns run: memory per idle connection holding a live

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/loadgen"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/loadgen"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // run runs the bench with cfg (on its own vat unless cfg.Server is set)

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // binary is the sharevat executable whose serve the bench starts, built

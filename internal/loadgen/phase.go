@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sharevat/client"
+	"github.com/sharevat/sharevat/client"
 )
 
 // benchConn is one client connection of a bench, with the share it

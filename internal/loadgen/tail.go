@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
 )
 
 // tailReport is a tail run: one writer, M subscribers, and the time from

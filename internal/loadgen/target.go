@@ -16,9 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // benchTarget is the vat a bench drives: a child `sharevat serve` on a

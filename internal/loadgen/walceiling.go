@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat/store/bolt/wal"
 )
 
 // walReport is a write-ahead log ceiling: raw record appends, one write

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
 )
 
 // chat posts a streamed chat request (with a tool on offer, as the agent

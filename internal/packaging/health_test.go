@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // TestHealthcheckCommand runs the Dockerfile's HEALTHCHECK command, with

@@ -18,8 +18,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/vattest"
-	"sharevat/server"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/server"
 )
 
 // Options adjust the server Start builds; the zero value is fine.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // ErrStoreDown is the error a DownStore that Down took down answers:

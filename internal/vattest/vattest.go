@@ -22,14 +22,14 @@ import (
 	"capnproto.org/go/capnp/v3"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/rpc"
-	"sharevat/schema"
-	"sharevat/store/bolt"
-	"sharevat/store/pg"
-	"sharevat/sturdyref"
-	"sharevat/vat"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/rpc"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/pg"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/vat"
 )
 
 // Options adjust the server Start builds; the zero value is fine.

@@ -21,8 +21,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/nodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/nodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // needNode returns node's path, or skips the test with a notice saying

@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/opencodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // TestOpencodeDelegatesThroughMCP is the end-to-end delegation through a

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
 )
 
 // TestOpencodeAutoShareMakesOneShare: with share:"auto" opencode sends

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/internal/opencodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/opencodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // sharevatBin is the sharevat binary the tests share, built with the

@@ -15,7 +15,7 @@ import (
 	"capnproto.org/go/capnp/v3/rpc/transport"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 
-	"sharevat/rpc/engine"
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // watchCountingCtx is a never-ending context that counts the AfterFunc

@@ -13,7 +13,7 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/rpc/transport"
 
-	"sharevat/rpc/engine"
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // failingCodec fails every write and counts Close calls.

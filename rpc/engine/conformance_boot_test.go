@@ -11,7 +11,7 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // bootServer implements schema.Reader_Server.

@@ -11,7 +11,7 @@ import (
 
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // TestConformanceAbortAndClose: an Abort from the peer ends the

@@ -7,7 +7,7 @@ package engine
 import (
 	"testing"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // TestConformanceBootstrapAndCall: Bootstrap is answered with a

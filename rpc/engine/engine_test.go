@@ -6,7 +6,7 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 
-	"sharevat/rpc/engine"
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // pipelineAdd calls make on maker and, without waiting, addOne(x) on the

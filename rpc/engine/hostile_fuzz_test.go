@@ -13,7 +13,7 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // fuzzMaxMessages bounds the messages one input sends.

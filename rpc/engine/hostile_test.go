@@ -12,7 +12,7 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // TestHostileIds: messages naming ids the peer does not hold.

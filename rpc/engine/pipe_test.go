@@ -12,7 +12,7 @@ import (
 	"capnproto.org/go/capnp/v3/rpc/transport"
 	"capnproto.org/go/capnp/v3/server"
 
-	"sharevat/rpc/engine"
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // safety turns a hang into a failure; tests synchronise on channels.

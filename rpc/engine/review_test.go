@@ -9,7 +9,7 @@ import (
 
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 
-	"sharevat/schema"
+	"github.com/sharevat/sharevat/schema"
 )
 
 // sharevatEngine is our engine's entry in engines.

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
-	"sharevat/client"
-	"sharevat/internal/vattest"
-	"sharevat/rpc"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/vattest"
+	"github.com/sharevat/sharevat/rpc"
 )
 
 // TestVatOverEngine: a real vat (bbolt vault, /rpc handler) and the Go

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Tx is the view of one share inside one store transaction that Apply

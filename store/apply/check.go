@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // CheckOp runs the checks of one op that need no state — its id's form

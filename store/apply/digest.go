@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Digest fingerprints an op's content (kind, key, body, delete), to tell

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"sharevat"
-	"sharevat/store/apply"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 func TestDigestSeparatesContent(t *testing.T) {

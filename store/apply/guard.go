@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"sharevat"
-	"sharevat/privacy"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/privacy"
 )
 
 // The privacy guard (check 6, docs/design.md §5). Under the policy

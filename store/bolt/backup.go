@@ -11,9 +11,9 @@ import (
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"sharevat"
-	"sharevat/store/bolt/wal"
-	"sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
 )
 
 // Backup and BackupFile are bbolt's, not the root Store's: a byte copy

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"sharevat"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // body200 is a 200-byte JSON body.

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/bolt"
-	"sharevat/store/storetest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/storetest"
 )
 
 // MustOpen opens a durable DB in a new temporary directory and closes it

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // TestCommitCeiling: a short run commits transactions of the asked shape,

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // richFile returns a closed data file that uses every part of the

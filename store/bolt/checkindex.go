@@ -6,7 +6,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // shareIndexes checks share_updated, share_status and share_children

@@ -5,7 +5,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // lastOp is the last op of one (kind, key) in the readable log.

@@ -6,8 +6,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt/wal"
 )
 
 // walCheck verifies the write-ahead log beside the data file against

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
-	"sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
 )
 
 // formatVersion is the version byte that leads every versioned value.

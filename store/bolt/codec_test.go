@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 func sampleEntries() []sharevat.Entry {

@@ -5,9 +5,9 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/internal/boltutil"
-	"sharevat/store/internal/commit"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat/store/internal/commit"
 )
 
 // lead is the data file's commit.Leader. With the write-ahead log a

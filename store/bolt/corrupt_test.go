@@ -9,8 +9,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // corruptFile writes value under the bucket path and key in a closed data

@@ -3,9 +3,9 @@ package bolt
 import (
 	"errors"
 
-	"sharevat"
-	"sharevat/store/internal/boltutil"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // dataFile words the errors about the data file (boltutil.File).

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // syncBuffer is a log sink safe for concurrent writes.

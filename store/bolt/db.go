@@ -10,10 +10,10 @@ import (
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"sharevat"
-	"sharevat/store/bolt/wal"
-	"sharevat/store/internal/boltutil"
-	"sharevat/store/internal/commit"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat/store/internal/commit"
 )
 
 // Top-level bucket names (see doc.go).

@@ -7,7 +7,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Delete deletes share id at time at, in one transaction: the share

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/apply"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // TestReadCompacted: a share never compacted has nothing compacted; after

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Sizes of the fixed parts of binary values (see doc.go).

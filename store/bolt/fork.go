@@ -6,8 +6,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // Fork creates s as a fork of share parent at cursor at, with its owner

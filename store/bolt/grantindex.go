@@ -9,7 +9,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The grant_children index: every grant with a parent, keyed under it.

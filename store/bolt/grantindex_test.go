@@ -8,7 +8,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)

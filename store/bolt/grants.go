@@ -11,8 +11,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // CreateGrant stores a new grant. Errors: EInvalid if g.ID is empty;

@@ -7,9 +7,9 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/apply"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // CreateCompacted creates share s as another store holds it after its

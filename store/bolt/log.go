@@ -5,9 +5,9 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/internal/commit"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/commit"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // Append applies one batch with the append engine (store/apply) in one

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // overlay holds what the write-ahead log has made durable and the data

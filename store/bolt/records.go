@@ -3,7 +3,7 @@ package bolt
 import (
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The JSON records below are the on-disk form of shares, grants and audit

@@ -7,7 +7,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The sealed index (format 4) keeps the op-id index entries of compacted

@@ -8,8 +8,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/apply"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // sealOp is op i of the sealed-index tests: id w1.<i>, body {"i":i}.

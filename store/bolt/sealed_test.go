@@ -11,7 +11,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // idShapes are op ids as clients make them: a writer's counter (the

@@ -9,7 +9,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // The share indexes of format 3, kept by putShare whenever a share record

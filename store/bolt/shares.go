@@ -8,8 +8,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // Per-share bucket names under logs/<share id>.

@@ -8,7 +8,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // TestSharesIgnoreStaleRecordHead: the share record's head field is

@@ -5,9 +5,9 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/internal/boltutil"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // keySealing, in the sharevat bucket, marks a file whose compacted op

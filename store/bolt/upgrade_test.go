@@ -8,7 +8,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // format2File writes a data file as a format-2 build left it: shares a

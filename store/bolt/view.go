@@ -6,9 +6,9 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/apply"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // logView is the apply.Tx of one share inside one read-write

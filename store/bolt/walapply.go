@@ -7,9 +7,9 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/internal/boltutil"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // kickIfDue wakes the applier when enough log is pending.

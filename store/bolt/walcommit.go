@@ -3,9 +3,9 @@ package bolt
 import (
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/internal/boltutil"
-	"sharevat/store/internal/commit"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat/store/internal/commit"
 )
 
 // decideCall runs one call's append engine in tx and returns the record

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"sharevat"
-	"sharevat/store/bolt/wal"
-	"sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
 )
 
 // walDamageError is a write-ahead log the vat will not open because a

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat/store/bolt/wal"
 )
 
 // linkWALDir makes the data file's own log path (path + ".wal") lead to

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // TestWALDirElsewhere: with WALDir the log lives there, and the data

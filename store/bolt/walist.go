@@ -6,7 +6,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // listMerge is what ListShares lays over share_updated for the shares

@@ -6,8 +6,8 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat/store/internal/boltutil"
-	"sharevat/store/internal/commit"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat/store/internal/commit"
 )
 
 // The append path with the write-ahead log is a pipeline of two steps,

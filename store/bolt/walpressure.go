@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // DefaultMaxPendingBytes bounds how much write-ahead log the data file

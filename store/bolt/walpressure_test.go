@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/bolt"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt"
 )
 
 // TestWALBackpressure: the log not yet in the data file stays within

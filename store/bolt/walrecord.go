@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // walRecordVersion is the first byte of a WAL record's data.

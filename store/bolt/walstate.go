@@ -11,9 +11,9 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
-	"sharevat/store/bolt/wal"
-	"sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
 )
 
 // Defaults of the write-ahead log's background apply.

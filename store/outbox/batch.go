@@ -7,7 +7,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Next returns the batch to send: the batch already assigned and still

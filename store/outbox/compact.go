@@ -9,7 +9,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
 )
 
 // bbolt never shrinks a file: pages freed by acked and pruned records are

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/outbox"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/outbox"
 )
 
 // compactBound is the most an outbox file may weigh once its acked

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/outbox"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/outbox"
 )
 
 // refused opens path, expects it refused with one line naming the file,

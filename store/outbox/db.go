@@ -10,8 +10,8 @@ import (
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"sharevat"
-	"sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
 )
 
 // formatVersion is the version of the on-disk layout (doc.go). Version 1

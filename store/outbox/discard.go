@@ -8,7 +8,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Discard drops the ops in state s (StatePending or StateFailed) and

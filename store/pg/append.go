@@ -6,9 +6,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"sharevat"
-	"sharevat/store/internal/commit"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/commit"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // applyGroup applies each call of group in tx: it locks the rows of the

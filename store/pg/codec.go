@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"sharevat"
-	"sharevat/store/apply"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // Values cross to PostgreSQL as the schema keeps them: strings as

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/pgtest"
 )
 
 // TestCorrupt damages rows behind the store's back (as a bad disk, a

@@ -13,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"sharevat"
-	"sharevat/store/internal/commit"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/commit"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // Store is a sharevat.Store over one PostgreSQL database. It is safe

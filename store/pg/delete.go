@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // Delete deletes share id at time at, in one transaction that holds its

@@ -5,7 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // flush writes what the group's views applied, in one round trip: for

@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"sharevat"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // grantCols are the columns scanGrant reads, in its order.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // changesChannel is the channel the triggers of migration 002 notify.

@@ -3,7 +3,7 @@ package pg
 import (
 	"github.com/jackc/pgx/v5"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // checkCompacted refuses a copy whose compacted part does not fit its

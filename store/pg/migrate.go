@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 //go:embed migrations/*.sql

@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"sharevat"
-	"sharevat/store/internal/commit"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/commit"
 )
 
 // noticeTimeout bounds one round of append notices.

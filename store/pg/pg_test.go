@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/internal/pgtest"
-	"sharevat/store/pg"
-	"sharevat/store/storetest"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/internal/pgtest"
+	"github.com/sharevat/sharevat/store/pg"
+	"github.com/sharevat/sharevat/store/storetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
-	"sharevat/store/apply"
-	"sharevat/store/internal/core"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
+	"github.com/sharevat/sharevat/store/internal/core"
 )
 
 // shareView is the apply.Tx of one share inside one append transaction,

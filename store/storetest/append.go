@@ -3,8 +3,8 @@ package storetest
 import (
 	"testing"
 
-	"sharevat"
-	"sharevat/store/apply"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // appendTests cover the append semantics of docs/design.md §5.

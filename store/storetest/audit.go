@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 var auditTests = []test{

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // checkTests cover limits and the order of the checks of docs/design.md §5.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 var concurrentTests = []test{

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 var concurrentLifecycleTests = []test{

@@ -3,7 +3,7 @@ package storetest
 import (
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 var deleteTests = []test{

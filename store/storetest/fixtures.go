@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // t0 is the base time of every fixture.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 var forkTests = []test{

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 var grantTests = append([]test{

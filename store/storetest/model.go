@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // appendAt appends b to share at time now with the default limits.

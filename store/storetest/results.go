@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // res is the expected outcome of one op.

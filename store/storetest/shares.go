@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 var shareTests = []test{

@@ -19,7 +19,7 @@ package storetest
 import (
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // test is one subtest, given a fresh store.

@@ -3,7 +3,7 @@ package storetest
 import (
 	"testing"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // subtreeTests are in the Grant group (grantTests).

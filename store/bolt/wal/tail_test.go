@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat/store/bolt/wal"
 )
 
 // tailLog is a log of two segments whose last holds records of several

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat/store/bolt/wal"
+	"github.com/sharevat/sharevat/store/bolt/wal"
 )
 
 // TestTornTailEveryOffset: a log cut at every byte of its last records

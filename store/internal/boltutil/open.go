@@ -10,7 +10,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // ErrMoved says that while Check (or Open) waited for a file's lock,

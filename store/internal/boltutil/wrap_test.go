@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
-	"sharevat/store/internal/boltutil"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/internal/boltutil"
 )
 
 var file = boltutil.File{Prefix: "bolt", What: "store", DiskFull: "the server's disk is full; retry later"}

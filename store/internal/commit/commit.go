@@ -20,8 +20,8 @@ import (
 	"slices"
 	"sync"
 
-	"sharevat"
-	"sharevat/store/apply"
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // MaxGroup bounds how many appends share one transaction.

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // newTestCall is a call whose batch holds n ops, unprepared: the

@@ -1,6 +1,6 @@
 package core
 
-import "sharevat"
+import "github.com/sharevat/sharevat"
 
 // NotFound is the answer for a share that does not exist or is deleted
 // (ENotFound).

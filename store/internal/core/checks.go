@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // NewShare checks s and its owner grant for CreateShare and Fork

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"sharevat"
+	"github.com/sharevat/sharevat"
 )
 
 // ErrCorrupt marks stored data that failed a check: a value that cannot

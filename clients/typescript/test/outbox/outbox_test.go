@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"sharevat/internal/nodetest"
-	"sharevat/internal/proctest"
+	"github.com/sharevat/sharevat/internal/nodetest"
+	"github.com/sharevat/sharevat/internal/proctest"
 )
 
 // pkgDir is the TypeScript package, relative to this directory.

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/internal/hostile"
 )
 
 // vector is one row of the table.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"sharevat/internal/hostile"
+	"github.com/sharevat/sharevat/internal/hostile"
 )
 
 // webReadLimit is serve's default read limit (largest batch + 1 MiB):
