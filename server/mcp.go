@@ -5,7 +5,7 @@ import (
 
 	"capnproto.org/go/capnp/v3"
 
-	"github.com/sharevat/sharevat/mcpdoor"
+	mcpdoor "github.com/sharevat/sharevat/door/mcp"
 	"github.com/sharevat/sharevat/rpc"
 )
 

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sharevat/sharevat/opencodeshare"
+	opencodeshare "github.com/sharevat/sharevat/door/opencode"
 	"github.com/sharevat/sharevat/rpc"
 	"github.com/sharevat/sharevat/vat"
 )

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/sharevat/sharevat"
-	"github.com/sharevat/sharevat/opencodeshare"
+	opencodeshare "github.com/sharevat/sharevat/door/opencode"
 )
 
 // Handler is every route of the server for a listener at addr, behind

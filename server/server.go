@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sharevat/sharevat/capnweb"
-	"github.com/sharevat/sharevat/opencodeshare"
+	opencodeshare "github.com/sharevat/sharevat/door/opencode"
 	"github.com/sharevat/sharevat/rpc"
 	"github.com/sharevat/sharevat/vat"
 )

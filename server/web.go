@@ -5,10 +5,10 @@ import (
 	"net/http"
 
 	"github.com/sharevat/sharevat/capnweb"
+	webvat "github.com/sharevat/sharevat/door/capnweb"
+	sharepage "github.com/sharevat/sharevat/door/page"
 	"github.com/sharevat/sharevat/rpc"
-	"github.com/sharevat/sharevat/sharepage"
 	"github.com/sharevat/sharevat/vat"
-	"github.com/sharevat/sharevat/webvat"
 )
 
 // newWebHandler serves the vat's capability graph over Cap'n Web at

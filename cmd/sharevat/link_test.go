@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sharevat/sharevat/sharepage"
+	sharepage "github.com/sharevat/sharevat/door/page"
 
 	"github.com/sharevat/sharevat/internal/servertest"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/sharevat/sharevat/client"
-	"github.com/sharevat/sharevat/mcpdoor"
+	mcpdoor "github.com/sharevat/sharevat/door/mcp"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"

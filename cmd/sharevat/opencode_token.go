@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sharevat/sharevat"
-	"github.com/sharevat/sharevat/opencodeshare"
+	opencodeshare "github.com/sharevat/sharevat/door/opencode"
 	"github.com/sharevat/sharevat/sturdyref"
 )
 

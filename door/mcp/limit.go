@@ -1,0 +1,141 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Session bounds of the Streamable HTTP door. A session is made by any
+// request with a bearer token (the vat judges the token on the first
+// tool call), so without them a peer could open sessions, each held
+// until SessionTimeout, until memory ran out.
+const (
+	// DefaultMaxSessions is the default HTTPOptions.MaxSessions.
+	DefaultMaxSessions = 1024
+	// DefaultMaxSessionsPerToken is the default
+	// HTTPOptions.MaxSessionsPerToken.
+	DefaultMaxSessionsPerToken = 64
+	// DefaultSessionMemory is the default HTTPOptions.SessionMemory: about
+	// what a live session holds (the SDK's session and transport, the
+	// tool's Share and its bootstrap), with room for its buffers.
+	DefaultSessionMemory = 64 << 10
+)
+
+// Budget is a memory budget (the /rpc handler's pool, rpc.MemoryPool).
+type Budget interface {
+	Take(n int64) bool
+	Give(n int64)
+}
+
+// sessionHeader is the Streamable HTTP session id header.
+const sessionHeader = "Mcp-Session-Id"
+
+// limiter admits new sessions within the bounds and holds each one's
+// share of the budget until it ends.
+type limiter struct {
+	srv      *mcp.Server
+	max      int
+	perToken int
+	memory   int64
+	budget   Budget
+	maxBody  int64
+
+	mu      sync.Mutex
+	live    int
+	byToken map[string]int // live sessions by token digest
+}
+
+// wrap serves next, refusing with 503 an initialize that would make a
+// session over the bounds. Only an initialize makes a session that
+// lives past its request (the SDK closes any other's as it answers).
+func (l *limiter) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get(sessionHeader) != "" || !l.initializes(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		user := ""
+		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+			user = ti.UserID
+		}
+		if msg := l.reserve(user); msg != "" {
+			http.Error(w, "unavailable: "+msg, http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+		l.bind(w.Header().Get(sessionHeader), user)
+	})
+}
+
+// initializes reports whether r's body (read already by readBodies, up
+// to the request limit; a longer one the SDK refuses) is an initialize,
+// or a batch that may hold one; r.Body is left to read from its start.
+func (l *limiter) initializes(r *http.Request) bool {
+	b, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	if err != nil || int64(len(b)) > l.maxBody {
+		return false
+	}
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		return true
+	}
+	var m struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(b, &m) != nil || m.Method == "initialize"
+}
+
+// reserve takes a session's place for user, or says why not.
+func (l *limiter) reserve(user string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.live >= l.max:
+		return fmt.Sprintf("the server holds its limit of %d MCP sessions; retry later", l.max)
+	case l.byToken[user] >= l.perToken:
+		return fmt.Sprintf("this token holds its limit of %d MCP sessions; end one (DELETE) first", l.perToken)
+	case l.budget != nil && !l.budget.Take(l.memory):
+		return "the server's memory budget is full; retry later"
+	}
+	l.live++
+	l.byToken[user]++
+	return ""
+}
+
+// release gives back a place reserve took.
+func (l *limiter) release(user string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.live--
+	if l.byToken[user]--; l.byToken[user] <= 0 {
+		delete(l.byToken, user)
+	}
+	if l.budget != nil {
+		l.budget.Give(l.memory)
+	}
+}
+
+// bind ties the place reserved to the session id made (if any): it is
+// released when that session ends, or now if none lives (a request that
+// did not initialize one, whose session the SDK closes as it answers).
+func (l *limiter) bind(id, user string) {
+	if id != "" {
+		for ss := range l.srv.Sessions() {
+			if ss.ID() == id && ss.InitializeParams() != nil {
+				go func() {
+					_ = ss.Wait() // how it ended does not matter here
+					l.release(user)
+				}()
+				return
+			}
+		}
+	}
+	l.release(user)
+}

@@ -1,0 +1,150 @@
+package opencode
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/sturdyref"
+	"github.com/sharevat/sharevat/wire"
+)
+
+// openCreator is the index's creator name for creates without a token
+// (serve --opencode-open).
+const openCreator = "open"
+
+// maxSessionID bounds an opencode session id.
+const maxSessionID = 256
+
+// answer is what a create answers.
+type answer struct {
+	ID     string `json:"id"`
+	URL    string `json:"url"`
+	Secret string `json:"secret"`
+}
+
+// create serves POST …/api/share: a new share for the session, or the
+// one the same creation right already made for it.
+func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) error {
+	var in struct {
+		SessionID string `json:"sessionID"`
+	}
+	if err := d.readBody(w, r, &in); err != nil {
+		return err
+	}
+	if in.SessionID == "" || len(in.SessionID) > maxSessionID {
+		return fail(http.StatusBadRequest, "invalid: sessionID must be a string of 1 to 256 bytes")
+	}
+	v := d.vault(r)
+	defer v.Release()
+	admin, creator, quota, err := d.creationRight(r.Context(), v, token)
+	if err != nil {
+		return err
+	}
+	defer admin.Release()
+	defer d.creats.lock(createdKey(creator, in.SessionID))()
+	if e, ok := d.idx.lookup(creator, in.SessionID); ok {
+		a, err := d.again(r.Context(), v, r, e)
+		if err == nil {
+			writeJSON(w, http.StatusOK, a)
+			return nil
+		}
+		if !errors.Is(err, errGone) {
+			return err
+		}
+	}
+	a, err := d.createNew(r.Context(), admin, r, creator, in.SessionID, quota)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// creationRight redeems the creation token (or, with no token on an
+// opencode-open server, takes the open create-only Admin). It answers
+// the Admin, the creator's name in the index and its bytes-per-share
+// quota. A missing or wrong token is 401.
+func (d *Door) creationRight(ctx context.Context, v schema.Vault, token string) (schema.Admin, string, int64, error) {
+	if token == "" {
+		if !d.o.Open {
+			return schema.Admin{}, "", 0, fail(http.StatusUnauthorized, "unauthorized: creating a share needs a creation token in the path (/opencode/<token>); see docs/opencode.md")
+		}
+		a, err := d.o.Vat.OpenCreator("opencode")
+		return a, openCreator, 0, err
+	}
+	tok, err := sturdyref.Parse(token)
+	if err != nil {
+		return schema.Admin{}, "", 0, errBadCreator
+	}
+	a, err := restoreAdmin(ctx, v, token)
+	if err != nil {
+		if wire.DomainError(err).Code == sharevat.EUnavailable {
+			return schema.Admin{}, "", 0, err
+		}
+		return schema.Admin{}, "", 0, errBadCreator
+	}
+	_, q, ok := d.o.Vat.CreateQuotaOf(ctx, token)
+	if !ok { // the admin token itself: it does not belong in opencode's config
+		a.Release()
+		return schema.Admin{}, "", 0, errBadCreator
+	}
+	return a, string(tok.GrantID), q.BytesPerShare, nil
+}
+
+var errBadCreator = fail(http.StatusUnauthorized, "unauthorized: invalid or revoked creation token")
+
+// errGone: the indexed share no longer answers (deleted outside the
+// door); a new one is made.
+var errGone = errors.New("the indexed share is gone")
+
+// again answers the share of an index entry, if its secret still works.
+func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e entry) (answer, error) {
+	id := sharevat.ShareID(e.Share)
+	secret, err := d.idx.open(id, e.Secret)
+	if err != nil {
+		return answer{}, err
+	}
+	link, err := d.idx.open(id, e.Link)
+	if err != nil {
+		return answer{}, err
+	}
+	sh, err := restore(ctx, v, secret)
+	if err != nil {
+		if c := wire.DomainError(err).Code; c == sharevat.EUnavailable || c == sharevat.EInternal {
+			return answer{}, err
+		}
+		return answer{}, errGone
+	}
+	sh.release()
+	return answer{ID: e.Share, URL: d.base(r) + "/share/" + link, Secret: secret}, nil
+}
+
+// createNew creates the share and its link, records them, and answers.
+func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
+	c, err := createShare(ctx, admin, "opencode "+session)
+	if err != nil {
+		if de := wire.DomainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota
+			return answer{}, fail(http.StatusTooManyRequests, de.Error())
+		}
+		return answer{}, err
+	}
+	defer c.share.Release()
+	link, err := grantLink(ctx, c.share)
+	if err != nil {
+		return answer{}, err
+	}
+	e := &entry{Creator: creator, Session: session, Share: string(c.id), Max: max}
+	if e.Secret, err = d.idx.seal(c.id, c.owner); err != nil {
+		return answer{}, err
+	}
+	if e.Link, err = d.idx.seal(c.id, link); err != nil {
+		return answer{}, err
+	}
+	if err := d.idx.write(e); err != nil {
+		return answer{}, err
+	}
+	return answer{ID: string(c.id), URL: d.base(r) + "/share/" + link, Secret: c.owner}, nil
+}

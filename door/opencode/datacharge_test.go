@@ -1,0 +1,72 @@
+package opencode_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/server"
+)
+
+// TestShareDataCountsAgainstMemoryBudget: GET …/data, which anyone with
+// the public link may send as often as they like, materializes the
+// share's whole state and its JSON answer in memory; those bytes are
+// counted in the memory budget, so that many such answers at once
+// cannot hold more than it. Invariant, under a 6 MiB budget: the data
+// of a share of 3.5 MB of state (two copies: the entities and the
+// answer, 7 MB) is refused with 503 JSON naming the budget, never half
+// an answer; the data of a small share is served; a sync of the big
+// share (owner only, which reads its state to order the items) still
+// counts only its state, and works.
+func TestShareDataCountsAgainstMemoryBudget(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Config: func(c *server.Config) {
+		c.OpencodeOpen = true
+		c.Peers.MemoryBudget = 6 << 20
+	}})
+	d := &door{Server: s, base: s.HTTP}
+	big := create(t, d.base, "ses_bigdata")
+	for i := range 5 {
+		it := fmt.Sprintf(`{"type":"part","data":{"id":"prt_%d","messageID":"msg_1","text":"%s"}}`, i, strings.Repeat("q", 700<<10))
+		r := syncRaw(t, d.base, big, it)
+		require.Equal(t, http.StatusOK, r.status, "%.200s", r.body)
+	}
+	r := call(t, "GET", d.base+"/api/share/"+slug(big)+"/data", nil)
+	require.Equal(t, http.StatusServiceUnavailable, r.status, "%.200s", r.body)
+	require.Contains(t, string(r.body), `"error":"unavailable: the server's memory budget is full`)
+	require.Equal(t, "no-store", r.header.Get("Cache-Control"))
+
+	small := create(t, d.base, "ses_smalldata")
+	require.Equal(t, http.StatusOK, syncRaw(t, d.base, small, itSession).status)
+	status, got := items(t, d, small)
+	require.Equal(t, http.StatusOK, status)
+	require.Len(t, got, 1)
+	require.Equal(t, http.StatusOK, syncRaw(t, d.base, big, itMessage).status)
+}
+
+// TestSyncItemsCountAgainstMemoryBudget: a sync holds its body, then
+// its items and the ops made of them (two more copies of the data) until
+// they are appended; all of them count in the memory budget. Invariant,
+// under a 4 MiB budget: a 2.2 MB sync (6.6 MB held) is refused 503 JSON
+// naming the budget and writes nothing; a 1 MB one is applied.
+func TestSyncItemsCountAgainstMemoryBudget(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Config: func(c *server.Config) {
+		c.OpencodeOpen = true
+		c.Peers.MemoryBudget = 4 << 20
+	}})
+	d := &door{Server: s, base: s.HTTP}
+	sh := create(t, d.base, "ses_syncmem")
+	part := func(i, n int) string {
+		return fmt.Sprintf(`{"type":"part","data":{"id":"prt_%d","messageID":"msg_1","text":"%s"}}`, i, strings.Repeat("q", n))
+	}
+	r := syncRaw(t, d.base, sh, part(1, 750<<10)+","+part(2, 750<<10)+","+part(3, 750<<10))
+	require.Equal(t, http.StatusServiceUnavailable, r.status, "%.200s", r.body)
+	require.Contains(t, string(r.body), `"error":"unavailable: the server's memory budget is full`)
+	_, got := items(t, d, sh)
+	require.Empty(t, got)
+	r = syncRaw(t, d.base, sh, part(1, 500<<10)+","+part(2, 500<<10))
+	require.Equal(t, http.StatusOK, r.status, "%.200s", r.body)
+}

@@ -1,0 +1,224 @@
+package opencode
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/schema"
+	"github.com/sharevat/sharevat/wire"
+)
+
+// syncAnswer is what a sync answers: the ops the vat applied, the items
+// it already had, and those skipped as older than the stored ones.
+type syncAnswer struct {
+	OK         bool `json:"ok"`
+	Applied    int  `json:"applied"`
+	Duplicates int  `json:"duplicates"`
+	Older      int  `json:"older"`
+	Redacted   int  `json:"redacted"`
+}
+
+// sync serves POST …/api/share/<id>/sync: the items become ops appended
+// through the share's own Appender, after the whole body passed every
+// check (so a bad item writes nothing).
+func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
+	var in syncBody
+	h := d.hold() // the items and the ops made of them, beside the body
+	defer h.release()
+	if err := d.readBodyWith(w, r, func(b []byte) (err error) {
+		if in, err = parseSync(b); err != nil {
+			return err
+		}
+		return h.take(2 * in.dataBytes())
+	}); err != nil {
+		return err
+	}
+	if in.secret == nil {
+		return errUnauthorized
+	}
+	data := in.items
+	v := d.vault(r)
+	defer v.Release()
+	sh, err := d.owned(r.Context(), v, id, *in.secret, sharevat.ScopeAppend)
+	if err != nil {
+		return err
+	}
+	defer sh.release()
+	session := sessionOf(sh.info.Meta.Title)
+	if e, ok := d.idx.byShare(id); ok {
+		session = e.Session
+	}
+	ops, err := d.toOps(data, session)
+	if err != nil {
+		return err
+	}
+	ans, err := d.apply(r.Context(), sh, ops)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ans)
+	return nil
+}
+
+// owned restores secret and checks it is a token of share id with the
+// rights need: one 401 for an unknown id, a wrong secret, a revoked one,
+// and a token of the share without the rights (its public link, read
+// only, is no secret).
+func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, secret string, need sharevat.Scope) (*restored, error) {
+	sh, err := restore(ctx, v, secret)
+	if err != nil {
+		if wire.DomainError(err).Code == sharevat.EUnavailable {
+			return nil, err
+		}
+		return nil, errUnauthorized
+	}
+	if sh.info.ID != id || !sh.access.Scope.Has(need) {
+		sh.release()
+		return nil, errUnauthorized
+	}
+	return sh, nil
+}
+
+// toOps maps every item, checking each against the vat's limits, so that
+// nothing is appended unless all of them pass.
+func (d *Door) toOps(items []item, session string) ([]mapped, error) {
+	ops := make([]mapped, 0, len(items))
+	lim := d.o.Limits
+	for i, it := range items {
+		m, err := toOp(it, session)
+		if err != nil {
+			return nil, err
+		}
+		op := &m.op
+		switch {
+		case len(op.Body) > lim.MaxBodyBytes:
+			return nil, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: item %d's data is over the limit of %d bytes", i, lim.MaxBodyBytes))
+		case len(op.Key) > lim.MaxKeyLen || len(op.OpID) > lim.MaxOpIDLen:
+			return nil, fail(http.StatusBadRequest, fmt.Sprintf("invalid: item %d's ids are longer than the vat's limits", i))
+		}
+		ops = append(ops, m)
+	}
+	return ops, nil
+}
+
+// sessionOf is the opencode session id of a share the door titled
+// "opencode <session id>".
+func sessionOf(title string) string {
+	const p = "opencode "
+	if len(title) > len(p) && title[:len(p)] == p {
+		return title[len(p):]
+	}
+	return title
+}
+
+// apply appends the ops newer than what the share holds (order.go), in
+// batches within the vat's limits, holding the share's state so that two
+// syncs of one share never interleave their checks.
+func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswer, error) {
+	st := d.states.get(sh.info.ID)
+	defer st.mu.Unlock()
+	if err := d.catchUp(ctx, sh, st); err != nil {
+		return syncAnswer{}, err
+	}
+	fresh, added := st.filter(ops)
+	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
+	if e, ok := d.idx.byShare(sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max {
+		return syncAnswer{}, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the share would hold more than its creation token's limit of %d bytes", e.Max))
+	}
+	for _, part := range d.batches(fresh) {
+		b := &sharevat.Batch{BatchID: "opencode-" + part[0].op.OpID, Epoch: sh.access.Epoch}
+		if len(b.BatchID) > d.o.Limits.MaxOpIDLen {
+			b.BatchID = b.BatchID[:d.o.Limits.MaxOpIDLen]
+		}
+		for i := range part {
+			op := part[i].op
+			op.Seq = uint32(i)
+			b.Ops = append(b.Ops, op)
+		}
+		ack, err := appendBatch(ctx, sh.share, b)
+		if err != nil {
+			st.loaded = false // what the vat holds is known again from a snapshot
+			return syncAnswer{}, err
+		}
+		ans.Applied += ack.Applied
+		ans.Duplicates += ack.Duplicates
+		ans.Redacted += ack.Redacted
+		if ack.Rejected > 0 {
+			st.loaded = false
+			return syncAnswer{}, rejected(ack)
+		}
+		st.applied(appliedOf(part, ack))
+	}
+	return ans, nil
+}
+
+// catchUp brings st up to the share's log: a snapshot when st is not
+// loaded, else the ops appended after st.head, by the door itself or by
+// any other writer of the share (the opencode plugin appends over
+// /capnweb), so that an older version opencode sends late never lands
+// after a newer one another writer stored.
+func (d *Door) catchUp(ctx context.Context, sh *restored, st *shareState) error {
+	if st.loaded {
+		rfut, rel := sh.share.Reader(ctx, nil)
+		head, err := readAfter(ctx, rfut.Reader(), st.head, func(e sharevat.Entry) error { st.seen(e); return nil })
+		rel()
+		if err == nil {
+			st.head = head
+			return nil
+		}
+		st.loaded = false // e.g. the log was trimmed past st.head: load again
+	}
+	h := d.hold()
+	defer h.release() // the state keeps only the items' versions
+	ents, head, err := snapshot(ctx, sh.share, sh.info.Earliest, h)
+	if err != nil {
+		return err
+	}
+	st.load(ents, head)
+	return nil
+}
+
+// rejected is the error of a batch the vat refused ops of.
+func rejected(ack sharevat.Ack) error {
+	for _, r := range ack.Results {
+		if r.Status != sharevat.StatusApplied && r.Status != sharevat.StatusDuplicate {
+			return fail(http.StatusBadRequest, fmt.Sprintf("invalid: the vat refused an item (%s)", r.Reason))
+		}
+	}
+	return fail(http.StatusBadRequest, "invalid: the vat refused an item")
+}
+
+// batches splits ms into runs within MaxOpsPerBatch and MaxBatchBytes.
+func (d *Door) batches(ms []mapped) [][]mapped {
+	var out [][]mapped
+	start, size := 0, 0
+	for i := range ms {
+		n := ms[i].op.Size()
+		if i > start && (i-start >= d.o.Limits.MaxOpsPerBatch || size+n > d.o.Limits.MaxBatchBytes-256) {
+			out = append(out, ms[start:i])
+			start, size = i, 0
+		}
+		size += n
+	}
+	if start < len(ms) {
+		out = append(out, ms[start:])
+	}
+	return out
+}
+
+// appliedOf is the ops of part the vat applied: a duplicate (an item
+// sent again with content the share had before) changed nothing.
+func appliedOf(part []mapped, ack sharevat.Ack) []mapped {
+	if len(ack.Results) != len(part) {
+		return part
+	}
+	var out []mapped
+	for i, r := range ack.Results {
+		if r.Status == sharevat.StatusApplied {
+			out = append(out, part[i])
+		}
+	}
+	return out
+}
