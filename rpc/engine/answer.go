@@ -33,11 +33,15 @@ type answer struct {
 	exports    []uint32 // exports sent in the Return's capability table
 }
 
-// pending is a call pipelined on an answer that has not returned yet.
+// pending is a call pipelined on an answer that has not returned yet, or
+// (loopback) a senderLoopback Disembargo to reflect once it has, after
+// the calls queued before it.
 type pending struct {
-	ops  []capnp.PipelineOp
-	recv capnp.Recv
-	ctx  context.Context
+	ops      []capnp.PipelineOp
+	recv     capnp.Recv
+	ctx      context.Context
+	loopback bool
+	embargo  uint32 // the Disembargo's id, when loopback
 }
 
 // waiter is a receiverAnswer capability waiting for its answer: one per
@@ -231,6 +235,10 @@ func (a *answer) resolve(content capnp.Ptr) {
 
 // deliver hands one pipelined call to the capability at its ops.
 func (a *answer) deliver(content capnp.Ptr, p pending) {
+	if p.loopback {
+		a.reflect(content, p)
+		return
+	}
 	if a.retErr != nil {
 		p.recv.Reject(a.retErr)
 		return
@@ -243,6 +251,42 @@ func (a *answer) deliver(content capnp.Ptr, p pending) {
 		return
 	}
 	client.RecvCall(p.ctx, p.recv)
+}
+
+// reflect answers a senderLoopback Disembargo that waited for the
+// answer: its target must be a capability the peer hosts.
+func (a *answer) reflect(content capnp.Ptr, p pending) {
+	c := a.c
+	var id uint32
+	ok := false
+	if a.retErr == nil {
+		if client, err := capAt(content, p.ops); err == nil {
+			id, ok = c.ownImport(client)
+		}
+	}
+	if !ok {
+		c.shutdown(protocolErr("disembargo target does not resolve to the sender"), true)
+		return
+	}
+	_ = c.sendLoopback(id, p.embargo)
+}
+
+// awaitLoopback queues a senderLoopback Disembargo on an answer that
+// has not returned, behind the calls pipelined on it so far (rpc.c++
+// waits for an unresolved target likewise); at most maxAwaited per
+// answer. Called with c.mu held.
+func (a *answer) awaitLoopback(ops []capnp.PipelineOp, embargo uint32) error {
+	n := 0
+	for _, p := range a.queue {
+		if p.loopback {
+			n++
+		}
+	}
+	if n >= maxAwaited {
+		return protocolErr("too many disembargoes awaiting one question")
+	}
+	a.queue = append(a.queue, pending{ops: ops, loopback: true, embargo: embargo})
+	return nil
 }
 
 func (a *answer) fulfil(content capnp.Ptr, w waiter) {
@@ -297,7 +341,8 @@ func (a *answer) drop() {
 
 // handleFinish is the peer done with one of its questions: the id is
 // free at once; before the Return the call is canceled (its Return then
-// says so and drops the answer), after it the answer is dropped.
+// says so and drops the answer), after it the answer is dropped. A
+// Finish for an id that names no answer is ignored.
 func (c *Conn) handleFinish(m rpccp.Message) error {
 	fin, err := m.Finish()
 	if err != nil {
@@ -306,8 +351,10 @@ func (c *Conn) handleFinish(m rpccp.Message) error {
 	c.mu.Lock()
 	a := c.answers[fin.QuestionId()]
 	if a == nil || a.finished {
+		// As rpc.c++: ignored. A Finish may cross our Return (or come
+		// twice); it names nothing we hold.
 		c.mu.Unlock()
-		return protocolErr("finish for an unknown question")
+		return nil
 	}
 	a.finished = true
 	a.releaseRes = fin.ReleaseResultCaps()

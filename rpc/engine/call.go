@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"sync/atomic"
 
 	capnp "capnproto.org/go/capnp/v3"
@@ -81,7 +82,8 @@ func (c *Conn) handleCall(msg *capnp.Message, m rpccp.Message) error {
 }
 
 // callTarget finds the capability a Call targets. For a promisedAnswer on
-// an answer without results it returns that answer and the ops instead.
+// an answer without results it returns that answer and the ops instead;
+// on a question that names no answer, a client that fails every call.
 // Called with c.mu held; the client is borrowed (only the reader drops
 // exports, and RecvCall runs on the reader).
 func (c *Conn) callTarget(mt rpccp.MessageTarget) (capnp.Client, *answer, []capnp.PipelineOp, error) {
@@ -99,7 +101,10 @@ func (c *Conn) callTarget(mt rpccp.MessageTarget) (capnp.Client, *answer, []capn
 		}
 		a := c.answers[pa.QuestionId()]
 		if a == nil {
-			return capnp.Client{}, nil, nil, protocolErr("call on an unknown question")
+			// As rpc.c++: the call fails, the connection goes on (the
+			// peer may have pipelined it before seeing its Finish
+			// cross our Return).
+			return capnp.ErrorClient(errFinishedQuestion), nil, nil, nil
 		}
 		ops, err := readTransform(pa)
 		if err != nil || !a.resolved {
@@ -111,6 +116,8 @@ func (c *Conn) callTarget(mt rpccp.MessageTarget) (capnp.Client, *answer, []capn
 		return capnp.Client{}, nil, nil, protocolErr("unknown call target")
 	}
 }
+
+var errFinishedQuestion = errors.New("call on a finished or unknown question")
 
 // takeCaps imports the params' capabilities into the call message's
 // table, where the method finds them. Called with c.mu held.

@@ -31,7 +31,9 @@ func (c *Conn) handleResolve(m rpccp.Message) error {
 // handleDisembargo reflects a senderLoopback Disembargo. Calls we
 // received for the target were forwarded (written) before this message
 // was read, since the reader forwards synchronously, so the reply goes
-// straight back. The target must resolve to a capability the peer hosts.
+// straight back; on an answer that has not returned it waits, behind the
+// calls queued on the answer (awaitLoopback). The target must resolve to
+// a capability the peer hosts.
 func (c *Conn) handleDisembargo(m rpccp.Message) error {
 	d, err := m.Disembargo()
 	if err != nil {
@@ -50,9 +52,11 @@ func (c *Conn) handleDisembargo(m rpccp.Message) error {
 		return protocolErr("unreadable disembargo target")
 	}
 	c.mu.Lock()
-	client, a, _, err := c.callTarget(mt)
+	client, a, ops, err := c.callTarget(mt)
 	if err == nil && a != nil && !a.resolved {
-		err = protocolErr("disembargo on a question that has not returned")
+		err = a.awaitLoopback(ops, dc.SenderLoopback())
+		c.mu.Unlock()
+		return err
 	}
 	var id uint32
 	var ok bool

@@ -181,3 +181,122 @@ func (p *rawPeer) sendFinish(q uint32) {
 		return err
 	})
 }
+
+// rawTarget is a Call's or Disembargo's target: an import id, or the
+// capability at fields in the results of question id.
+type rawTarget struct {
+	promised bool
+	id       uint32
+	fields   []uint16
+}
+
+func (tg rawTarget) fill(mt rpccp.MessageTarget) error {
+	if !tg.promised {
+		mt.SetImportedCap(tg.id)
+		return nil
+	}
+	pa, err := mt.NewPromisedAnswer()
+	if err != nil {
+		return err
+	}
+	pa.SetQuestionId(tg.id)
+	ops, err := pa.NewTransform(int32(len(tg.fields)))
+	for i, f := range tg.fields {
+		ops.At(i).SetGetPointerField(f)
+	}
+	return err
+}
+
+// sendCall calls method on tg as question q; with peerCap set, the one
+// parameter (pointer 0) is the peer's own export *peerCap.
+func (p *rawPeer) sendCall(q uint32, tg rawTarget, method capnp.Method, peerCap *uint32) {
+	p.send(func(m rpccp.Message) error {
+		c, err := m.NewCall()
+		if err != nil {
+			return err
+		}
+		c.SetQuestionId(q)
+		c.SetInterfaceId(method.InterfaceID)
+		c.SetMethodId(method.MethodID)
+		mt, err := c.NewTarget()
+		if err == nil {
+			err = tg.fill(mt)
+		}
+		if err != nil {
+			return err
+		}
+		pl, err := c.NewParams()
+		if err != nil {
+			return err
+		}
+		st, err := capnp.NewStruct(pl.Segment(), capnp.ObjectSize{DataSize: 8, PointerCount: 1})
+		if err == nil {
+			err = pl.SetContent(st.ToPtr())
+		}
+		if err != nil || peerCap == nil {
+			return err
+		}
+		if err := st.SetPtr(0, capnp.NewInterface(st.Segment(), 0).ToPtr()); err != nil {
+			return err
+		}
+		caps, err := pl.NewCapTable(1)
+		caps.At(0).SetSenderHosted(*peerCap)
+		return err
+	})
+}
+
+// sendLoopback sends Disembargo(senderLoopback id) to tg.
+func (p *rawPeer) sendLoopback(tg rawTarget, id uint32) {
+	p.send(func(m rpccp.Message) error {
+		d, err := m.NewDisembargo()
+		if err != nil {
+			return err
+		}
+		mt, err := d.NewTarget()
+		if err == nil {
+			err = tg.fill(mt)
+		}
+		d.Context().SetSenderLoopback(id)
+		return err
+	})
+}
+
+// bootstrap asks for the engine's bootstrap capability as question q and
+// returns its export id.
+func (p *rawPeer) bootstrap(q uint32) uint32 {
+	p.t.Helper()
+	p.sendBootstrap(q)
+	r := p.expectReturn(q)
+	d, ok := resultDesc(r, 0)
+	if !ok || d.Which() != rpccp.CapDescriptor_Which_senderHosted {
+		p.t.Fatalf("Bootstrap %d: want a senderHosted capability, got %s", q, r.Which())
+	}
+	return d.SenderHosted()
+}
+
+// expectReturn is the engine's next message, a Return for question q.
+func (p *rawPeer) expectReturn(q uint32) rpccp.Return {
+	p.t.Helper()
+	m := p.expect(rpccp.Message_Which_return)
+	r, _ := m.Return()
+	if r.AnswerId() != q {
+		p.t.Fatalf("Return for question %d, want %d", r.AnswerId(), q)
+	}
+	return r
+}
+
+// resultDesc is entry i of a results Return's capability table.
+func resultDesc(r rpccp.Return, i int) (rpccp.CapDescriptor, bool) {
+	if r.Which() != rpccp.Return_Which_results {
+		return rpccp.CapDescriptor{}, false
+	}
+	pl, err := r.Results()
+	if err != nil {
+		return rpccp.CapDescriptor{}, false
+	}
+	caps, err := pl.CapTable()
+	if err != nil || i >= caps.Len() {
+		return rpccp.CapDescriptor{}, false
+	}
+	return caps.At(i), true
+}
