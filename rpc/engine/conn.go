@@ -43,6 +43,7 @@ type Conn struct {
 	questions  questionTable
 	answers    map[uint32]*answer
 	exports    exportTable
+	imports    map[uint32]*importClient // the live hook of each import id
 	// draining counts Returns written whose queued pipelined calls are
 	// still being delivered; the reader waits (drained) before it
 	// delivers another Call, so a call the peer made after seeing a
@@ -68,6 +69,7 @@ func NewConn(c transport.Codec, opts *Options) *Conn {
 	conn := &Conn{
 		codec: c, log: log, boot: opts.BootstrapClient, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), answers: make(map[uint32]*answer),
+		imports: make(map[uint32]*importClient),
 	}
 	conn.drained = sync.NewCond(&conn.mu)
 	conn.questions.init()

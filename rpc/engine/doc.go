@@ -48,11 +48,14 @@
 //     and IsSame). The peer's Release, a Finish with releaseResultCaps
 //     and a Return with releaseParamCaps decrement it; at zero the client
 //     is released.
-//   - imports: not a table. Every descriptor received (senderHosted,
-//     senderPromise) becomes its own client holding one reference, whose
-//     shutdown sends Release(id, 1). A capability the peer hosts sent back
-//     goes as receiverHosted; receiverHosted and receiverAnswer received
-//     resolve to our own export or answer.
+//   - imports: the capabilities the peer exported to us, one hook per
+//     import id while a client holds it (so two descriptors of one
+//     export give clients that are IsSame). Each descriptor received
+//     (senderHosted, senderPromise) counts one reference on the hook; its
+//     shutdown, when the last client is released, sends Release(id, n).
+//     A capability the peer hosts sent back goes as receiverHosted;
+//     receiverHosted and receiverAnswer received resolve to our own
+//     export or answer.
 //
 // # Ordering
 //

@@ -300,3 +300,35 @@ func resultDesc(r rpccp.Return, i int) (rpccp.CapDescriptor, bool) {
 	}
 	return caps.At(i), true
 }
+
+// sendReturnCap answers question q with results whose one pointer is the
+// peer's export id (senderHosted).
+func (p *rawPeer) sendReturnCap(q, id uint32) {
+	p.send(func(m rpccp.Message) error {
+		r, err := m.NewReturn()
+		if err != nil {
+			return err
+		}
+		r.SetAnswerId(q)
+		pl, err := r.NewResults()
+		if err != nil {
+			return err
+		}
+		if err := pl.SetContent(capnp.NewInterface(pl.Segment(), 0).ToPtr()); err != nil {
+			return err
+		}
+		caps, err := pl.NewCapTable(1)
+		caps.At(0).SetSenderHosted(id)
+		return err
+	})
+}
+
+// await is the engine's next message of kind w; others are skipped.
+func (p *rawPeer) await(w rpccp.Message_Which) rpccp.Message {
+	p.t.Helper()
+	for {
+		if m := p.next(); m.Which() == w {
+			return m
+		}
+	}
+}
