@@ -31,6 +31,12 @@ type answer struct {
 	waiters    []waiter  // receiverAnswer promises to fulfil when resolved
 	results    capnp.Ptr
 	exports    []uint32 // exports sent in the Return's capability table
+
+	// A tail call (sendResultsTo.yourself): the results stay here, for
+	// the question of ours whose Return names this answer (tailcall.go).
+	yourself bool
+	taker    *question // guarded by c.mu
+	taken    bool      // taker's results are being (or were) handed over
 }
 
 // pending is a call pipelined on an answer that has not returned yet, or
@@ -146,7 +152,7 @@ func (a *answer) Return() {
 		// pipelined on the answer fail instead of reading them.
 		a.retErr, content = errCanceled, capnp.Ptr{}
 	}
-	if a.retErr == nil && !canceled && !c.dead {
+	if a.retErr == nil && !canceled && !c.dead && !a.yourself {
 		var err error
 		if a.exports, err = c.fillCapTable(a.payload, a.msg.CapTable()); err != nil {
 			a.retErr = err
@@ -162,13 +168,12 @@ func (a *answer) Return() {
 	}
 	c.mu.Unlock()
 	if !c.isDead() {
-		if err := c.codec.Encode(a.returnMessage(canceled)); err != nil {
-			c.closeCodec()
-		}
+		a.writeReturn(canceled)
 	}
 	if queued {
 		a.resolve(content)
 	}
+	a.handOver(content) // before sent: a Finish cannot drop the results yet
 	c.mu.Lock()
 	a.sent = true
 	done := a.finished || c.dead
@@ -178,6 +183,22 @@ func (a *answer) Return() {
 	c.mu.Unlock()
 	if done {
 		a.drop()
+	}
+}
+
+// writeReturn writes the Return: the results message, or a new one for
+// an exception, a call the peer canceled or a tail call's results kept
+// here (resultsSentElsewhere).
+func (a *answer) writeReturn(canceled bool) {
+	var msg *capnp.Message
+	if a.yourself && !canceled {
+		msg = redirectReturn(a.id)
+		defer msg.Release()
+	} else {
+		msg = a.returnMessage(canceled)
+	}
+	if err := a.c.codec.Encode(msg); err != nil {
+		a.c.closeCodec()
 	}
 }
 

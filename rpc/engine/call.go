@@ -45,14 +45,22 @@ func (c *Conn) handleCall(msg *capnp.Message, m rpccp.Message) error {
 		msg.Release()
 		return err
 	}
-	if in.call.SendResultsTo().Which() != rpccp.Call_sendResultsTo_Which_caller {
-		return c.refuseCall(in, capnp.Unimplemented("sendResultsTo other than caller is not supported"))
+	yourself := false
+	switch in.call.SendResultsTo().Which() {
+	case rpccp.Call_sendResultsTo_Which_caller:
+	case rpccp.Call_sendResultsTo_Which_yourself:
+		yourself = true // a tail call: tailcall.go
+	default:
+		return c.refuseCall(in, capnp.Unimplemented("sendResultsTo thirdParty is level 3"))
 	}
 	c.mu.Lock()
 	client, pa, ops, err := c.callTarget(in.target)
 	var a *answer
 	if err == nil {
 		a, err = c.newAnswer(in.call.QuestionId())
+	}
+	if a != nil {
+		a.yourself = yourself
 	}
 	if err == nil {
 		err = c.takeCaps(in)

@@ -83,9 +83,12 @@
 // checking that its target is a capability the peer hosts; one aimed at
 // an answer that has not returned waits in the answer's queue, behind the
 // calls pipelined on it, as rpc.c++ waits for an unresolved target.
-// thirdPartyHosted is used through its vine. Refused: sendResultsTo other than caller (an
-// Unimplemented exception), Disembargo accept, and level 3/4 messages
-// (answered with Unimplemented).
+// thirdPartyHosted is used through its vine. A tail call of the peer's
+// (sendResultsTo.yourself) keeps its results for the question of ours
+// whose Return names it (takeFromOtherQuestion); those results are our
+// own capabilities, embargoed like any (tailcall.go). Refused:
+// sendResultsTo.thirdParty (an Unimplemented exception), Disembargo
+// accept, and level 3/4 messages (answered with Unimplemented).
 //
 // # Protocol violations
 //

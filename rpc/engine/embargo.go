@@ -145,11 +145,18 @@ func (c *Conn) embargoResults(q *question, ret rpccp.Return, msg *capnp.Message)
 	}
 	payload, _ := ret.Results()
 	descs, _ := payload.CapTable()
+	return c.embargo(q, msg, func(idx int) bool { return idx < descs.Len() && isLocal(descs.At(idx)) })
+}
+
+// embargo puts an embargo on each capability in q's results (in msg)
+// that a transform of q's pipelined calls reaches and local says is ours.
+// Called with c.mu held.
+func (c *Conn) embargo(q *question, msg *capnp.Message, local func(idx int) bool) []disembargo {
 	done := map[int]bool{}
 	var out []disembargo
 	for _, ops := range q.piped {
 		idx, ok := capIndex(q.results, ops, msg)
-		if !ok || done[idx] || idx >= descs.Len() || !isLocal(descs.At(idx)) {
+		if !ok || done[idx] || !local(idx) {
 			continue
 		}
 		done[idx] = true

@@ -29,8 +29,12 @@ type question struct {
 	stop     func() bool // disarms the cancellation AfterFunc
 	returned bool        // the Return has arrived
 	canceled bool        // the caller's context ended before the Return
-	settled  bool        // the promise is resolved
-	sending  int         // pipelined Calls on this question being written
+	// The Return said takeFromOtherQuestion: the results are an answer
+	// of ours still running; pipelined calls keep going to the peer
+	// until they are handed over (tailcall.go).
+	redirected bool
+	settled    bool // the promise is resolved
+	sending    int  // pipelined Calls on this question being written
 	// The Finish is due once the question returned or was canceled; it
 	// is written once no pipelined Call on the question is being written
 	// (taken by the goroutine that finds it so), and the id is free once

@@ -13,6 +13,8 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/rpc/transport"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
+
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // gatedCodec holds the first message matching hold in Encode: it signals
@@ -210,10 +212,22 @@ func (tg rawTarget) fill(mt rpccp.MessageTarget) error {
 // sendCall calls method on tg as question q; with peerCap set, the one
 // parameter (pointer 0) is the peer's own export *peerCap.
 func (p *rawPeer) sendCall(q uint32, tg rawTarget, method capnp.Method, peerCap *uint32) {
+	p.sendCallTo(q, tg, method, peerCap, false)
+}
+
+// sendTailCall is sendCall with sendResultsTo.yourself.
+func (p *rawPeer) sendTailCall(q uint32, tg rawTarget, method capnp.Method) {
+	p.sendCallTo(q, tg, method, nil, true)
+}
+
+func (p *rawPeer) sendCallTo(q uint32, tg rawTarget, method capnp.Method, peerCap *uint32, tail bool) {
 	p.send(func(m rpccp.Message) error {
 		c, err := m.NewCall()
 		if err != nil {
 			return err
+		}
+		if tail {
+			c.SendResultsTo().SetYourself()
 		}
 		c.SetQuestionId(q)
 		c.SetInterfaceId(method.InterfaceID)
@@ -274,10 +288,11 @@ func (p *rawPeer) bootstrap(q uint32) uint32 {
 	return d.SenderHosted()
 }
 
-// expectReturn is the engine's next message, a Return for question q.
+// expectReturn is the engine's next Return (other kinds are skipped),
+// which must answer question q.
 func (p *rawPeer) expectReturn(q uint32) rpccp.Return {
 	p.t.Helper()
-	m := p.expect(rpccp.Message_Which_return)
+	m := p.await(rpccp.Message_Which_return)
 	r, _ := m.Return()
 	if r.AnswerId() != q {
 		p.t.Fatalf("Return for question %d, want %d", r.AnswerId(), q)
@@ -331,4 +346,42 @@ func (p *rawPeer) await(w rpccp.Message_Which) rpccp.Message {
 			return m
 		}
 	}
+}
+
+// sendTakeFrom answers question q with the results of the peer's tail
+// call other (takeFromOtherQuestion).
+func (p *rawPeer) sendTakeFrom(q, other uint32) {
+	p.send(func(m rpccp.Message) error {
+		r, err := m.NewReturn()
+		r.SetAnswerId(q)
+		r.SetTakeFromOtherQuestion(other)
+		return err
+	})
+}
+
+// sendReceiverLoopback reflects the engine's Disembargo id.
+func (p *rawPeer) sendReceiverLoopback(tg rawTarget, id uint32) {
+	p.send(func(m rpccp.Message) error {
+		d, err := m.NewDisembargo()
+		if err != nil {
+			return err
+		}
+		mt, err := d.NewTarget()
+		if err == nil {
+			err = tg.fill(mt)
+		}
+		d.Context().SetReceiverLoopback(id)
+		return err
+	})
+}
+
+// engineConn is our engine on codec offering boot; cleanup closes it.
+func engineConn(t *testing.T, codec transport.Codec, boot capnp.Client) *engine.Conn {
+	t.Helper()
+	c := engine.NewConn(codec, &engine.Options{BootstrapClient: boot})
+	t.Cleanup(func() {
+		_ = c.Close()
+		waitDone(t, c.Done())
+	})
+	return c
 }

@@ -18,16 +18,19 @@ func (c *Conn) handleReturn(msg *capnp.Message, m rpccp.Message) error {
 	}
 	c.mu.Lock()
 	q := c.questions.byID[ret.AnswerId()]
-	if q == nil || q.returned {
+	if q == nil || q.returned || q.redirected {
 		c.mu.Unlock()
 		msg.Release()
 		return protocolErr("return for an unknown question")
 	}
-	q.returned = true
 	var gone []capnp.Client
 	if ret.ReleaseParamCaps() {
 		gone = c.releaseExports(q.paramExports)
 	}
+	if ret.Which() == rpccp.Return_Which_takeFromOtherQuestion {
+		return c.takeFrom(q, ret.TakeFromOtherQuestion(), msg, gone)
+	}
+	q.returned = true
 	canceled := q.canceled
 	var results capnp.Ptr
 	var rerr error
