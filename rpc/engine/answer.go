@@ -274,42 +274,6 @@ func (a *answer) deliver(content capnp.Ptr, p pending) {
 	client.RecvCall(p.ctx, p.recv)
 }
 
-// reflect answers a senderLoopback Disembargo that waited for the
-// answer: its target must be a capability the peer hosts.
-func (a *answer) reflect(content capnp.Ptr, p pending) {
-	c := a.c
-	var id uint32
-	ok := false
-	if a.retErr == nil {
-		if client, err := capAt(content, p.ops); err == nil {
-			id, ok = c.ownImport(client)
-		}
-	}
-	if !ok {
-		c.shutdown(protocolErr("disembargo target does not resolve to the sender"), true)
-		return
-	}
-	_ = c.sendLoopback(id, p.embargo)
-}
-
-// awaitLoopback queues a senderLoopback Disembargo on an answer that
-// has not returned, behind the calls pipelined on it so far (rpc.c++
-// waits for an unresolved target likewise); at most maxAwaited per
-// answer. Called with c.mu held.
-func (a *answer) awaitLoopback(ops []capnp.PipelineOp, embargo uint32) error {
-	n := 0
-	for _, p := range a.queue {
-		if p.loopback {
-			n++
-		}
-	}
-	if n >= maxAwaited {
-		return protocolErr("too many disembargoes awaiting one question")
-	}
-	a.queue = append(a.queue, pending{ops: ops, loopback: true, embargo: embargo})
-	return nil
-}
-
 func (a *answer) fulfil(content capnp.Ptr, w waiter) {
 	defer w.client.Release()
 	if a.retErr != nil {
@@ -331,76 +295,6 @@ func (a *answer) capAt(ops []capnp.PipelineOp) (capnp.Client, error) {
 		return capnp.ErrorClient(a.retErr), nil
 	}
 	return capAt(a.results, ops)
-}
-
-// removeAnswer forgets a. Called with c.mu held.
-func (c *Conn) removeAnswer(a *answer) {
-	if c.answers[a.id] == a {
-		delete(c.answers, a.id)
-	}
-}
-
-// drop releases what the answer held: its context, the results message
-// and, if the peer's Finish asked, the result caps' export references.
-func (a *answer) drop() {
-	a.cancel()
-	c := a.c
-	var gone []capnp.Client
-	c.mu.Lock()
-	if a.releaseRes && a.sent {
-		gone = c.releaseExports(a.exports)
-		a.exports = nil
-	}
-	msg := a.msg
-	a.msg = nil
-	c.mu.Unlock()
-	releaseAll(gone)
-	if msg != nil {
-		msg.Release()
-	}
-}
-
-// handleFinish is the peer done with one of its questions: the id is
-// free at once; before the Return the call is canceled (its Return then
-// says so and drops the answer), after it the answer is dropped. A
-// Finish for an id that names no answer is ignored.
-func (c *Conn) handleFinish(m rpccp.Message) error {
-	fin, err := m.Finish()
-	if err != nil {
-		return protocolErr("unreadable finish")
-	}
-	c.mu.Lock()
-	a := c.answers[fin.QuestionId()]
-	if a == nil || a.finished {
-		// As rpc.c++: ignored. A Finish may cross our Return (or come
-		// twice); it names nothing we hold.
-		c.mu.Unlock()
-		return nil
-	}
-	a.finished = true
-	a.releaseRes = fin.ReleaseResultCaps()
-	sent := a.sent
-	c.removeAnswer(a) // the id is the peer's again; a running call keeps a
-	c.mu.Unlock()
-	if sent {
-		a.drop()
-	} else {
-		a.cancel()
-	}
-	return nil
-}
-
-// dropIfSent drops a returned answer at shutdown; one still running only
-// has its context canceled, and its Return drops it.
-func (a *answer) dropIfSent() {
-	a.c.mu.Lock()
-	sent := a.sent
-	a.c.mu.Unlock()
-	if sent {
-		a.drop()
-	} else {
-		a.cancel()
-	}
 }
 
 // maxAwaited bounds the distinct capabilities a peer may name in the
