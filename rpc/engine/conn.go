@@ -33,8 +33,9 @@ type Conn struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed once the reader has exited and everything is released
 
-	liveImports atomic.Int64 // import hooks not yet shut down
-	closeOnce   sync.Once    // the codec is closed once (closeCodec)
+	liveImports atomic.Int64   // import hooks not yet shut down
+	watchers    sync.WaitGroup // exported promises awaiting their resolution
+	closeOnce   sync.Once      // the codec is closed once (closeCodec)
 
 	mu         sync.Mutex
 	dead       bool  // shutdown has begun: no new questions, exports or answers
@@ -128,6 +129,7 @@ func (c *Conn) read() {
 		}
 	}
 	c.release()
+	c.watchers.Wait() // c.ctx has ended: each returns
 }
 
 // dispatchSafely dispatches msg, turning a panic into a protocol error.

@@ -11,7 +11,8 @@
 // # Goroutines
 //
 // One per connection: the reader decodes each message and dispatches it.
-// Nothing else of ours runs per call. A call the peer makes is handed to
+// Nothing else of ours runs per call; one runs per exported promise until
+// it resolves (promise.go). A call the peer makes is handed to
 // the target capability's Recv on the reader (go-capnp's server.Server
 // queues it to its own goroutine); the method's Return is written by the
 // goroutine that returns it, and a call of ours is written by the caller's
@@ -70,9 +71,12 @@
 // # Level 1 as implemented
 //
 // A senderPromise import keeps being called by its import id after the
-// peer's Resolve (whose capability is imported and released at once), and
-// we export every capability as senderHosted (a local promise is called
-// through), so promises never shorten a path. The one path we shorten is
+// peer's Resolve (whose capability is imported and released at once), so
+// the peer's promises never shorten a path on our side. A promise of ours
+// still unresolved when sent goes as senderPromise and is followed by a
+// Resolve (promise.go; one goroutine per such export until it resolves or
+// the connection ends), so the peer may shorten it (receiverHosted when it
+// resolved to the peer's own capability). The one path we shorten is
 // a capability of ours coming back in the results of a question we
 // pipelined calls on (receiverHosted, receiverAnswer): it is embargoed
 // (embargo.go) — calls on it wait in a local promise until our
