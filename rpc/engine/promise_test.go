@@ -67,6 +67,15 @@ func TestExportedPromiseResolves(t *testing.T) {
 				if rd.Which() != rpccp.CapDescriptor_Which_receiverHosted || rd.ReceiverHosted() != theirs {
 					t.Fatalf("resolved to %s, want receiverHosted %d", rd.Which(), theirs)
 				}
+				// The peer embargoes its calls on the promise: our
+				// engine reflects the Disembargo to the peer's capability.
+				peer.sendLoopback(rawTarget{id: promiseID}, 3)
+				dm, _ := peer.await(rpccp.Message_Which_disembargo).Disembargo()
+				tgt, _ := dm.Target()
+				if dm.Context().Which() != rpccp.Disembargo_context_Which_receiverLoopback || dm.Context().ReceiverLoopback() != 3 ||
+					tgt.Which() != rpccp.MessageTarget_Which_importedCap || tgt.ImportedCap() != theirs {
+					t.Fatalf("want Disembargo(receiverLoopback 3) to the peer's capability %d", theirs)
+				}
 				return
 			}
 			if rd.Which() != rpccp.CapDescriptor_Which_senderHosted {
