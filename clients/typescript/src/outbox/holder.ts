@@ -11,9 +11,9 @@
 // container's PID 1 restarted as PID 1) has a later start time. Where
 // /proc is missing (macOS, Windows) the pid alone is checked, as before.
 //
-// The lock line: "<pid> <nonce> <boot id> <start time>\n"; the first two
-// fields are those of the earlier format ("<pid> <nonce>\n"), which is
-// still read.
+// The lock line: "<pid> <nonce> <boot id> <start time>\n", "-" for what
+// this system has none of; the first two fields are those of the earlier
+// format ("<pid> <nonce>\n"), which is still read.
 
 import fs from "node:fs";
 
@@ -21,10 +21,12 @@ import fs from "node:fs";
 export interface Holder {
   pid: number;
   nonce: string;
-  /** The boot id, or "" where there is none to read (or an earlier format). */
+  /** The boot id, or "" where there is none to read. */
   boot: string;
   /** The start time in clock ticks since boot, or "" likewise. */
   start: string;
+  /** Whether the line is of the earlier format (pid and nonce only). */
+  earlier?: boolean;
 }
 
 /** This process as a holder, with a fresh nonce. */
@@ -34,16 +36,18 @@ export function self(nonce: string): Holder {
 
 /** The lock line of h. */
 export function format(h: Holder): string {
-  return [h.pid, h.nonce, h.boot, h.start].join(" ").trimEnd() + "\n";
+  return [h.pid, h.nonce, h.boot || "-", h.start || "-"].join(" ") + "\n";
 }
 
 /** The holder a lock file's content names, or undefined when it names none (empty, cut short, not a lock line). */
 export function parse(content: string): Holder | undefined {
   if (!content.endsWith("\n")) return undefined;
-  const [pid, nonce, boot = "", start = "", ...more] = content.slice(0, -1).split(" ");
+  const fields = content.slice(0, -1).split(" ");
+  const [pid, nonce, boot = "-", start = "-"] = fields;
   const n = Number(pid);
-  if (!Number.isSafeInteger(n) || n <= 0 || !nonce || more.length > 0) return undefined;
-  return { pid: n, nonce, boot, start };
+  if (!Number.isSafeInteger(n) || n <= 0 || !nonce || (fields.length !== 2 && fields.length !== 4)) return undefined;
+  const some = (v: string) => (v === "-" ? "" : v);
+  return { pid: n, nonce, boot: some(boot), start: some(start), earlier: fields.length === 2 };
 }
 
 /**
@@ -55,11 +59,11 @@ export function parse(content: string): Holder | undefined {
 export function alive(content: string): boolean {
   const h = parse(content);
   if (!h) return false;
+  if (h.earlier) return h.pid !== process.pid && pidAlive(h.pid); // never this process's: it writes the new format
   const boot = bootId();
   if (h.boot && boot && h.boot !== boot) return false;
   if (h.start && boot) return startTime(h.pid) === h.start;
-  if (h.pid === process.pid) return false; // an earlier format's lock is never this process's
-  return pidAlive(h.pid);
+  return pidAlive(h.pid); // no /proc here: the pid alone
 }
 
 /** This machine's boot id, or "" where it has none to read. */
