@@ -58,6 +58,7 @@ func serveMCP(ctx context.Context, env *Env, server string) error {
 	if err := checkServer(server); err != nil {
 		return err
 	}
+	server = vatRPC(server)
 	tok, err := mcpToken(env)
 	if err != nil {
 		return err
