@@ -36,7 +36,8 @@ func (l *forkLocks) of(id sharevat.ShareID) *sync.Mutex {
 }
 
 // Fork creates a new share holding this share's ops up to a cursor; it
-// needs read. The caller gets the fork's owner capability and token.
+// needs read. The caller gets the fork's owner capability and token; a
+// fork made through a delegated grant dies with that grant (forkroot.go).
 func (s *shareServer) Fork(ctx context.Context, call schema.Share_fork) error {
 	return s.f.run(ctx, "Share.fork", sharevat.ScopeRead, func(ctx context.Context) error {
 		if err := s.f.vat.checkCapRoom(s.f.conn); err != nil {
@@ -77,7 +78,7 @@ func (v *Vat) fork(ctx context.Context, f *facet, at sharevat.Cursor, patch shar
 	if err != nil {
 		return sh, sharevat.Minted{}, err
 	}
-	g, m, err := v.newGrant(sh.ID, "", sharevat.ScopeOwner, sh.Epoch, time.Time{}, "owner", f.peer)
+	g, m, err := v.newGrant(sh.ID, forkRootOf(&f.lg.g), sharevat.ScopeOwner, sh.Epoch, time.Time{}, "owner", f.peer)
 	if err != nil {
 		return sh, m, err
 	}

@@ -120,8 +120,10 @@ func testForkOutOfRange(t *testing.T, on storeKind) {
 // TestDeleteCutsEverythingLive: deleting a share kills, at once, the
 // deleter's own capability, a delegate's capabilities and facets, and
 // their subscriptions (which end revoked), exactly as an epoch bump does;
-// its tokens no longer redeem; it stays listed as deleted; its fork lives
-// on; a token without admin may not delete.
+// its tokens no longer redeem; it stays listed as deleted; the owner's
+// fork lives on, the delegate's dies with the delegate's grant (what a
+// grant's holder makes through it is revoked with it); a token without
+// admin may not delete.
 func TestDeleteCutsEverythingLive(t *testing.T) { onEachStore(t, testDeleteCutsEverythingLive) }
 
 func testDeleteCutsEverythingLive(t *testing.T, on storeKind) {
@@ -134,7 +136,9 @@ func testDeleteCutsEverythingLive(t *testing.T, on storeKind) {
 	require.NoError(t, err)
 	sub, got := subscribeAs(t, tv, bm.Token)
 	got.waitFor(t, 5)
-	fork, _, err := b.Fork(bg, 5, sharevat.MetaPatch{})
+	fork, _, err := a.Fork(bg, 5, sharevat.MetaPatch{})
+	require.NoError(t, err)
+	bFork, _, err := b.Fork(bg, 5, sharevat.MetaPatch{})
 	require.NoError(t, err)
 
 	isCode(t, b.Delete(bg), sharevat.ErrPermissionDenied, "delete without admin")
@@ -148,6 +152,8 @@ func testDeleteCutsEverythingLive(t *testing.T, on storeKind) {
 	isCode(t, err, sharevat.ErrRevoked, "B's reader")
 	_, err = tv.MustDial(t).Redeem(bg, bm.Token)
 	isCode(t, err, sharevat.ErrUnauthorized, "B's token")
+	_, _, err = bFork.Fetch(bg)
+	isCode(t, err, sharevat.ErrRevoked, "B's fork")
 
 	assert.Len(t, readAllOps(t, fork), 5, "the fork lives on")
 	info, _, err := fork.Fetch(bg)
