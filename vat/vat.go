@@ -55,6 +55,15 @@ type Config struct {
 	// that many forks deep cannot be forked. Zero: 64
 	// (DefaultMaxForkDepth); negative: unlimited.
 	MaxForkDepth int
+	// MaxTreeForks caps the live forks of one fork tree (a share that was
+	// not forked and every share forked from it, at any depth), so no
+	// holder can grow the disk by forking forks. Zero: 100
+	// (DefaultMaxTreeForks); negative: unlimited.
+	MaxTreeForks int
+	// MaxTreeForkBytes caps the bytes one fork tree's live forks copied
+	// when they were made (sharevat.ForkQuota). Zero: 256 MiB
+	// (DefaultMaxTreeForkBytes); negative: unlimited.
+	MaxTreeForkBytes int64
 	// Retention configures the background compaction of shares whose
 	// settings retain only recent ops (retention.go); zero fields take
 	// defaults.
@@ -73,8 +82,6 @@ type Vat struct {
 	caps  liveCaps
 	// auditor writes audit records in batches (auditlog.go).
 	auditor *auditWriter
-	// forks serializes the forks of one share (fork.go).
-	forks forkLocks
 	// settings caches each share's settings for the append path
 	// (settings.go).
 	settings *settingsCache
@@ -138,6 +145,12 @@ func setDefaults(cfg *Config) {
 	}
 	if cfg.MaxForkDepth == 0 {
 		cfg.MaxForkDepth = DefaultMaxForkDepth
+	}
+	if cfg.MaxTreeForks == 0 {
+		cfg.MaxTreeForks = DefaultMaxTreeForks
+	}
+	if cfg.MaxTreeForkBytes == 0 {
+		cfg.MaxTreeForkBytes = DefaultMaxTreeForkBytes
 	}
 	cfg.Retention = cfg.Retention.withDefaults()
 }

@@ -34,7 +34,7 @@ func TestForkWithinTwoStores(t *testing.T) {
 		}
 		wg.Go(func() {
 			s, owner := forkOf(i)
-			got, err := st.ForkWithin(t.Context(), "p", 0, s, owner, 3)
+			got, err := st.ForkWithin(t.Context(), "p", 0, s, owner, sharevat.ForkQuota{MaxForks: 3})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -57,7 +57,7 @@ func TestForkWithinTwoStores(t *testing.T) {
 
 	require.NoError(t, a.Delete(t.Context(), made[0], time.Now()))
 	s, owner := forkOf(99)
-	_, err = b.ForkWithin(t.Context(), "p", 0, s, owner, 3)
+	_, err = b.ForkWithin(t.Context(), "p", 0, s, owner, sharevat.ForkQuota{MaxForks: 3})
 	assert.NoError(t, err, "a deleted fork frees its place")
 }
 
