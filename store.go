@@ -26,8 +26,8 @@ type ShareStore interface {
 	// CreateShare stores s and its owner grant atomically.
 	// s.Head, s.Earliest, s.Deleted, s.DeletedAt, s.ParentID and
 	// s.ForkCursor are ignored (a new share is live, unforked, with an
-	// empty log) and s.OwnerRoot is set to owner.ID; s.Meta and
-	// s.Settings are stored as given.
+	// empty log) and s.OwnerRoot is set to owner.ID; s.Meta,
+	// s.Settings and s.MaxBytes are stored as given.
 	// Errors: EConflict if the share id exists or ever existed (a deleted
 	// share keeps its id) or the grant id exists; EInvalid if an id is
 	// empty, owner.ShareID != s.ID, owner.Epoch != s.Epoch, or s.Settings

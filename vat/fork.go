@@ -126,7 +126,7 @@ func (v *Vat) forkRecord(parent sharevat.Share, patch sharevat.MetaPatch) (share
 	if err != nil {
 		return sharevat.Share{}, fmt.Errorf("share id: %w", err)
 	}
-	return sharevat.Share{ID: sharevat.ShareID(id), Meta: meta, Epoch: 1, Settings: parent.Settings}, nil
+	return sharevat.Share{ID: sharevat.ShareID(id), Meta: meta, Epoch: 1, Settings: parent.Settings, MaxBytes: parent.MaxBytes}, nil
 }
 
 // checkForkDepth refuses a fork of parent Config.MaxForkDepth forks deep

@@ -36,6 +36,7 @@ const (
 	LimitForkDepth          = "fork_depth"      // Config.MaxForkDepth
 	LimitTreeForks          = "tree_forks"      // Config.MaxTreeForks
 	LimitTreeForkBytes      = "tree_fork_bytes" // Config.MaxTreeForkBytes
+	LimitShareBytes         = "share_bytes"     // sharevat.Share.MaxBytes
 )
 
 // Quotas bound what one peer can make the vat hold. A subscribe over a

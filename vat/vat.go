@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"capnproto.org/go/capnp/v3"
@@ -89,6 +90,11 @@ type Vat struct {
 	retention *retainer
 	// creates counts the shares of each creation token (creator.go).
 	creates createWindow
+	// byteCounts count the bytes of shares with a byte limit, and limits
+	// cache each share's limit (sharebytes.go).
+	byteCounts byteCounts
+	limitsMu   sync.Mutex
+	limits     map[sharevat.ShareID]int64
 	// changes follows a store shared with other vats (changes.go); nil
 	// for a store only this vat writes.
 	changes *changeFollower
