@@ -65,10 +65,10 @@ func (c *byteCounts) forget(id sharevat.ShareID) {
 // (ETooLarge) and nothing is applied.
 func (v *Vat) appendWithin(ctx context.Context, id sharevat.ShareID, batch *sharevat.Batch, run func() (sharevat.Ack, error)) (sharevat.Ack, error) {
 	max, err := v.maxBytes(ctx, id)
-	if err != nil || max <= 0 {
-		if err != nil {
-			return sharevat.Ack{}, err
-		}
+	if err != nil {
+		return sharevat.Ack{}, err
+	}
+	if max <= 0 {
 		return run()
 	}
 	bc := v.byteCounts.of(id, max)
@@ -151,9 +151,9 @@ func (v *Vat) forgetBytes(id sharevat.ShareID) {
 // maxBytes is share id's byte limit (0: none), read once: it never
 // changes.
 func (v *Vat) maxBytes(ctx context.Context, id sharevat.ShareID) (int64, error) {
-	v.limitsMu.Lock()
+	v.limitsMu.RLock()
 	max, ok := v.limits[id]
-	v.limitsMu.Unlock()
+	v.limitsMu.RUnlock()
 	if ok {
 		return max, nil
 	}

@@ -93,7 +93,7 @@ type Vat struct {
 	// byteCounts count the bytes of shares with a byte limit, and limits
 	// cache each share's limit (sharebytes.go).
 	byteCounts byteCounts
-	limitsMu   sync.Mutex
+	limitsMu   sync.RWMutex
 	limits     map[sharevat.ShareID]int64
 	// changes follows a store shared with other vats (changes.go); nil
 	// for a store only this vat writes.
