@@ -20,16 +20,13 @@ import (
 // whose base holds the state at earliest-1 of the keys those entries
 // write. Errors: as sharevat.ShareStore.
 func (st *Store) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant) (sharevat.Share, error) {
-	return st.ForkWithin(ctx, parent, at, s, owner, 0)
+	return st.ForkWithin(ctx, parent, at, s, owner, sharevat.ForkQuota{})
 }
 
-var _ sharevat.BoundedForker = (*Store)(nil)
-
-// ForkWithin implements sharevat.BoundedForker: Fork, refused when the
-// parent has max live forks already (max <= 0: no limit), counted while
-// the transaction holds the parent's row, which every fork of it takes
-// first.
-func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant, max int) (sharevat.Share, error) {
+// ForkWithin is Fork within quota q (sharevat.ShareStore), counted
+// while the transaction holds the parent's row and its tree root's,
+// which every fork of the tree takes first (forktree.go).
+func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant, q sharevat.ForkQuota) (sharevat.Share, error) {
 	if err := core.NewShare(&s, &owner); err != nil {
 		return sharevat.Share{}, err
 	}
@@ -42,11 +39,15 @@ func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sha
 		if err := core.CheckFork(&p, at); err != nil {
 			return err
 		}
-		if err := checkForks(ctx, tx, parent, max); err != nil {
+		charged, err := chargeFork(ctx, tx, parent, at, q)
+		if err != nil {
 			return err
 		}
 		s.Earliest = p.Earliest
 		if err := insertShare(ctx, tx, &s); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE shares SET fork_bytes = $2 WHERE id = $1", b(s.ID), charged); err != nil {
 			return err
 		}
 		if err := insertGrant(ctx, tx, &owner); err != nil {
