@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: help build run test check generate check-generate stress fuzz bench
+.PHONY: help build run test check generate check-generate stress fuzz bench licenses
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
@@ -28,6 +28,18 @@ check: ## gofmt, go vet, staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) tool staticcheck $(PKGS)
+
+# go-licenses (Google's license checker, pinned) classifies the license
+# of every module a package of the repository imports, tests included:
+# notice, permissive, unencumbered and reciprocal licenses allow
+# redistribution; forbidden, restricted (GPL-like, which an MIT binary
+# cannot carry) and unknown (no license file found) fail. Its per-package
+# warnings print only when the check fails.
+GO_LICENSES := github.com/google/go-licenses@v1.6.0
+licenses: ## check that every Go dependency's license allows redistribution
+	@out=$$($(GO) run $(GO_LICENSES) check --include_tests --disallowed_types=forbidden,restricted,unknown ./... 2>&1) \
+		|| { echo "$$out"; echo "a dependency's license does not allow redistribution (or none was found)"; exit 1; }
+	@echo "licenses: every dependency's license allows redistribution"
 
 generate: ## regenerate schema/*.capnp.go and interop/gen (needs capnp: apt-get install capnproto; and interop/node_modules)
 	cd schema && $(GO) generate
