@@ -7,16 +7,38 @@ PKGS := ./...
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
 
-build: ## build bin/sharevat
-	$(GO) build -o bin/sharevat ./cmd/sharevat
+# The version every binary, archive and image is stamped with
+# (internal/version): the git tag at HEAD, else a Go pseudo-version after
+# the last tag, "+dirty" with uncommitted changes (internal/dist/git.go);
+# `make dist VERSION=v0.1.0` sets it. Computed once, only where used.
+VERSION ?= $(eval VERSION := $$(shell $(GO) run ./internal/dist version))$(VERSION)
+COMMIT ?= $(eval COMMIT := $$(shell git rev-parse HEAD 2>/dev/null || echo unknown))$(COMMIT)
+STAMP = -X github.com/sharevat/sharevat/internal/version.version=$(VERSION) -X github.com/sharevat/sharevat/internal/version.commit=$(COMMIT)
+
+build: ## build bin/sharevat, stamped with VERSION
+	$(GO) build -trimpath -buildvcs=false -ldflags '$(STAMP)' -o bin/sharevat ./cmd/sharevat
 
 # `make install` builds cmd/sharevat with go install into
-# $(DESTDIR)$(PREFIX)/bin (DESTDIR: a staging root for packagers). go
-# install refuses GOBIN for a cross-compiled binary: use go build -o then.
+# $(DESTDIR)$(PREFIX)/bin (DESTDIR: a staging root for packagers), stamped
+# with VERSION. go install refuses GOBIN for a cross-compiled binary: use
+# go build -o then.
 PREFIX ?= /usr/local
-.PHONY: install
+.PHONY: install dist docker
 install: ## install sharevat into $(DESTDIR)$(PREFIX)/bin (default PREFIX=/usr/local)
-	GOBIN="$(abspath $(DESTDIR)$(PREFIX)/bin)" $(GO) install ./cmd/sharevat
+	GOBIN="$(abspath $(DESTDIR)$(PREFIX)/bin)" $(GO) install -trimpath -buildvcs=false -ldflags '$(STAMP)' ./cmd/sharevat
+
+# Release archives, reproducible: see internal/dist/main.go.
+DIST ?= dist
+dist: ## build release archives for linux and darwin, amd64 and arm64, and SHA256SUMS into $(DIST)/
+	rm -rf "$(DIST)"
+	$(GO) run ./internal/dist -out "$(DIST)" -version "$(VERSION)" -commit "$(COMMIT)"
+
+# The image is tagged sharevat:<VERSION> (a tag cannot hold "+": "+dirty"
+# becomes "-dirty") and sharevat:latest; its binary is stamped the same.
+IMAGE ?= sharevat
+docker: ## build the Docker image $(IMAGE):$(VERSION)
+	docker build --build-arg VERSION="$(VERSION)" --build-arg COMMIT="$(COMMIT)" \
+		-t "$(IMAGE):$(subst +,-,$(VERSION))" -t "$(IMAGE):latest" .
 
 run: build ## run the vat on ./sharevat-data, listening on 127.0.0.1:7420 (the process is the server: Ctrl-C or kill stops it)
 	exec bin/sharevat serve
