@@ -6,6 +6,7 @@ import (
 	"capnproto.org/go/capnp/v3"
 
 	mcpdoor "github.com/sharevat/sharevat/door/mcp"
+	"github.com/sharevat/sharevat/internal/version"
 	"github.com/sharevat/sharevat/rpc"
 )
 
@@ -18,6 +19,7 @@ import (
 // rule (a browser page of another origin is refused 403).
 func (s *Server) newMCPHandler() http.Handler {
 	o := mcpdoor.HTTPOptions{
+		Options:         mcpdoor.Options{Version: version.String()},
 		Bootstrap:       func(peer string) capnp.Client { return s.vat.Bootstrap(peer) },
 		MaxRequestBytes: ReadLimit(s.cfg.Limits),
 		Logger:          s.log,

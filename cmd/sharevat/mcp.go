@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharevat/sharevat/client"
 	mcpdoor "github.com/sharevat/sharevat/door/mcp"
+	"github.com/sharevat/sharevat/internal/version"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
@@ -73,7 +74,7 @@ func serveMCP(ctx context.Context, env *Env, server string) error {
 		defer r.Close()
 		src = r
 	}
-	srv := mcpdoor.NewServer(src, mcpdoor.Options{Version: versionString()})
+	srv := mcpdoor.NewServer(src, mcpdoor.Options{Version: version.String()})
 	fmt.Fprintf(env.Stderr, "sharevat mcp: serving share tools over stdio, vat %s\n", server)
 	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {
