@@ -62,7 +62,9 @@ func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
 // against the stored verifier. Every failure of the token is errRedeem,
 // a store failure errCannotCheck (redeemFailed); an unknown or
 // dead grant still pays for one keyed hash, so that timing does not tell
-// it from a wrong secret.
+// it from a wrong secret. The server's admin token redeemed as a share
+// token answers sharevat.ErrAdminAsShare: its secret is verified, so only
+// its holder learns that.
 func (s *vault) redeem(ctx context.Context, text func() (string, error), admin bool) (*liveGrant, error) {
 	raw, err := text()
 	if err != nil {
@@ -81,7 +83,12 @@ func (s *vault) redeem(ctx context.Context, text func() (string, error), admin b
 		s.auditRedeem(ctx, sharevat.Grant{ID: tok.GrantID}, err)
 		return nil, err
 	}
-	if !s.vat.cfg.Verifier.Verify(tok, lg.g.Verifier) || lg.g.IsAdmin() != admin {
+	verified := s.vat.cfg.Verifier.Verify(tok, lg.g.Verifier)
+	if verified && lg.g.IsAdmin() && !admin {
+		s.auditRedeem(ctx, lg.g, sharevat.ErrAdminAsShare)
+		return nil, sharevat.ErrAdminAsShare
+	}
+	if !verified || lg.g.IsAdmin() != admin {
 		s.auditRedeem(ctx, lg.g, errRedeem)
 		return nil, errRedeem
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -127,9 +126,6 @@ func (c *clientFlags) restore(ctx context.Context) (*client.Conn, *client.Share,
 			return err
 		}
 		if sh, err = conn.Redeem(ctx, tok); err != nil {
-			if c.token == "" && filepath.Base(c.tokenFile) == "admin.token" {
-				err = adminMistake(ctx, conn, tok, err)
-			}
 			conn.Close()
 		}
 		return err
@@ -139,29 +135,6 @@ func (c *clientFlags) restore(ctx context.Context) (*client.Conn, *client.Share,
 	}
 	return conn, sh, nil
 }
-
-// adminMistake says so when a refused share token is the server's admin
-// token: it redeems it as the admin token on the same connection, as
-// `sharevat inspect` does (the vat answers every failed redeem alike, so
-// only the client can tell). Any other refusal comes back as it was.
-// restore asks it only for a token read from a file named admin.token,
-// the usual mistake, so that no other failed redeem is made twice.
-func adminMistake(ctx context.Context, conn *client.Conn, tok string, refused error) error {
-	if sharevat.ErrorCode(refused) != sharevat.EUnauthorized {
-		return refused
-	}
-	admin, err := conn.RedeemAdmin(ctx, tok)
-	if err != nil {
-		return refused
-	}
-	admin.Release()
-	return errAdminToken
-}
-
-// errAdminToken is adminMistake's answer: unauthorized (exit 3), with
-// the fix; denied leaves it as it is.
-var errAdminToken = sharevat.Errorf(sharevat.EUnauthorized, "this is the server's admin token, not a share token: "+
-	"it can only create shares; use a share's token (the owner token 'sharevat create' printed, or one from 'sharevat grant')")
 
 // withTimeout bounds a client command.
 func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -173,7 +146,7 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 
 // denied makes "unauthorized" errors say what to check.
 func denied(err error) error {
-	if sharevat.ErrorCode(err) == sharevat.EUnauthorized && !errors.Is(err, errMalformedToken) && err != errAdminToken {
+	if sharevat.ErrorCode(err) == sharevat.EUnauthorized && !errors.Is(err, errMalformedToken) && !sharevat.IsAdminAsShare(err) {
 		return fmt.Errorf("%w (check the token: it may be wrong, revoked or expired)", err)
 	}
 	return err
