@@ -6,12 +6,12 @@
 // the suite at it. TestTypeCheck type-checks the plugin's JavaScript
 // (checkJs, strict) with the pinned TypeScript compiler.
 //
-// The plugin depends on @sharevat/client (clients/typescript, linked by
-// "file:../typescript"): needNode compiles that package (tsc → dist/) once
-// per test binary, so the order in which CI runs `npm ci` does not matter.
-// Every test skips, with a NOTICE, when node or a node_modules is missing
-// (run `npm ci` here and in clients/typescript); CI installs them. See
-// README.md.
+// The plugin depends on @sharevat/client ("^0.1.0"), which the npm
+// workspace of clients/ links to clients/typescript (clients/node_modules/
+// @sharevat/client): needNode compiles that package (tsc → dist/) once
+// per test binary. Every test skips, with a NOTICE, when node or a
+// node_modules is missing (run `npm ci` in clients/); CI installs them.
+// See README.md.
 package opencodeplugin_test
 
 import (
@@ -37,7 +37,8 @@ import (
 // what is missing and how to get it.
 func needNode(t *testing.T) string {
 	t.Helper()
-	node := nodetest.Need(t, ".", "clients/opencode-plugin", "the opencode plugin's suites", "capnweb", "ws", "typescript", "@sharevat/client")
+	node := nodetest.Need(t, ".", "clients/opencode-plugin", "the opencode plugin's suites", "capnweb", "ws", "typescript")
+	nodetest.Need(t, "..", "clients", "the opencode plugin's suites (the workspace's link to @sharevat/client)", "@sharevat/client")
 	nodetest.Need(t, clientDir, "clients/typescript", "the plugin's @sharevat/client build", "capnweb", "ws", "typescript")
 	built.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
