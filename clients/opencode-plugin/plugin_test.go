@@ -37,9 +37,18 @@ import (
 // what is missing and how to get it.
 func needNode(t *testing.T) string {
 	t.Helper()
-	node := nodetest.Need(t, ".", "clients/opencode-plugin", "the opencode plugin's suites", "capnweb", "ws", "typescript")
-	nodetest.Need(t, "..", "clients", "the opencode plugin's suites (the workspace's link to @sharevat/client)", "@sharevat/client")
-	nodetest.Need(t, clientDir, "clients/typescript", "the plugin's @sharevat/client build", "capnweb", "ws", "typescript")
+	node := nodetest.Need(t, ".", "clients", "the opencode plugin's suites")
+	for _, dep := range []string{
+		"node_modules/capnweb", "node_modules/ws", "node_modules/typescript",
+		"../node_modules/@sharevat/client", // the workspace's link to clients/typescript
+		"../typescript/node_modules/capnweb", "../typescript/node_modules/ws", "../typescript/node_modules/typescript",
+	} {
+		if _, err := os.Stat(filepath.Join(dep, "package.json")); err != nil {
+			// npm ci in one package of the workspace removes the other's
+			// node_modules: the whole workspace is installed at once.
+			nodetest.Missing(t, "clients/opencode-plugin/"+dep+" is missing: the opencode plugin's suites did not run; run `(cd clients && npm ci)`")
+		}
+	}
 	built.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sharevat/sharevat/internal/nodetest"
 	"github.com/sharevat/sharevat/internal/opencodetest"
 	"github.com/sharevat/sharevat/internal/proctest"
 )
@@ -30,7 +29,6 @@ const pluginName = "@sharevat/opencode-plugin"
 func TestOpencodeLoadsPluginByName(t *testing.T) {
 	reg, node, npm := published(t)
 	plugin := filepath.Join(clients, "opencode-plugin")
-	nodetest.Need(t, plugin, "clients/opencode-plugin", "the npm publishing test's comparison (e2e/compare.mjs)", "capnweb", "ws")
 	compare, err := filepath.Abs(filepath.Join(plugin, "e2e", "compare.mjs"))
 	require.NoError(t, err)
 	flush := globalFlush(t, reg, npm)
