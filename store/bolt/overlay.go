@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // overlay holds what the write-ahead log has made durable and the data
 // file does not hold yet: the records in LSN order, and for each share
-// its tail — the entries in cursor order, their op ids, and for each
-// state entity the last entry that wrote it. It is what etcd's read
+// its tail — the entries in cursor order and their op ids. It is what etcd's read
 // buffer is to its backend: every read merges it over the data file.
 //
 // Locking: publish (under walState.pubMu) and trim (under the log's
@@ -34,7 +34,6 @@ type overlay struct {
 type tail struct {
 	entries []*sharevat.Entry          // consecutive cursors
 	ops     map[string]*sharevat.Entry // op id → entry
-	state   map[string]*sharevat.Entry // stateKey → last entry that wrote it
 	updated time.Time                  // the last append's time
 }
 
@@ -57,16 +56,13 @@ func (o *overlay) publish(recs []*walRecord) {
 		o.bytes += int64(r.size)
 		t := o.tails[r.share]
 		if t == nil {
-			t = &tail{ops: map[string]*sharevat.Entry{}, state: map[string]*sharevat.Entry{}}
+			t = &tail{ops: map[string]*sharevat.Entry{}}
 			o.tails[r.share] = t
 		}
 		for i := range r.entries {
 			e := &r.entries[i]
 			t.entries = append(t.entries, e)
 			t.ops[e.OpID] = e
-			if sharevat.IsStateKind(e.Kind) {
-				t.state[string(stateKey(e.Kind, e.Key))] = e
-			}
 		}
 		if r.now.After(t.updated) {
 			t.updated = r.now
@@ -100,10 +96,6 @@ func (o *overlay) drop(r *walRecord) {
 	for i := range r.entries {
 		e := &r.entries[i]
 		delete(t.ops, e.OpID)
-		k := string(stateKey(e.Kind, e.Key))
-		if t.state[k] == e {
-			delete(t.state, k)
-		}
 	}
 	t.entries = t.entries[min(len(r.entries), len(t.entries)):]
 	if len(t.entries) == 0 {
@@ -134,25 +126,18 @@ func (o *overlay) size() (int, int64) {
 // tailView is a reader's copy of one share's tail.
 type tailView struct {
 	entries []*sharevat.Entry
-	state   []*sharevat.Entry // with withState
 	updated time.Time
 }
 
-// view copies share id's tail (and its state entries if withState).
-func (o *overlay) view(id sharevat.ShareID, withState bool) tailView {
+// view copies share id's tail.
+func (o *overlay) view(id sharevat.ShareID) tailView {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	t := o.tails[id]
 	if t == nil {
 		return tailView{}
 	}
-	v := tailView{entries: t.entries[:len(t.entries):len(t.entries)], updated: t.updated}
-	if withState {
-		for _, e := range t.state {
-			v.state = append(v.state, e)
-		}
-	}
-	return v
+	return tailView{entries: t.entries[:len(t.entries):len(t.entries)], updated: t.updated}
 }
 
 // head is the cursor of the view's last entry (0 if none).
@@ -181,30 +166,43 @@ func (v *tailView) after(c sharevat.Cursor, out []sharevat.Entry) []sharevat.Ent
 	return out
 }
 
-// mergeState lays the view's state entries newer than the data file's
-// head over state (the data file's, in (kind, key) order) and returns
-// the result in that order.
+// mergeState folds the view's entries newer than the data file's head
+// into state (the data file's, in (kind, key) order) by the version
+// rule (apply.Supersedes), as the data file will once they are applied,
+// and returns the result in that order.
 func (v *tailView) mergeState(state []sharevat.Entity, head sharevat.Cursor) []sharevat.Entity {
-	changed := map[string]*sharevat.Entry{}
-	for _, e := range v.state {
-		if e.Cursor > head {
-			changed[e.Kind+"\x00"+e.Key] = e
+	at := map[string]int{} // stateKey → index in out, -1: deleted
+	var out []sharevat.Entity
+	for _, e := range v.entries {
+		if e.Cursor <= head || !sharevat.IsStateKind(e.Kind) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(state)
+			for i := range out {
+				at[out[i].Kind+"\x00"+out[i].Key] = i
+			}
+		}
+		k := e.Kind + "\x00" + e.Key
+		i, ok := at[k]
+		switch {
+		case e.Delete:
+			if ok && i >= 0 {
+				out[i].Kind = "" // dropped below
+			}
+			at[k] = -1
+		case ok && i >= 0 && !apply.Supersedes(e.Body, out[i].Body):
+		case ok && i >= 0:
+			out[i] = entityOf(e)
+		default:
+			at[k] = len(out)
+			out = append(out, entityOf(e))
 		}
 	}
-	if len(changed) == 0 {
+	if out == nil {
 		return state
 	}
-	out := state[:0:0]
-	for _, ent := range state {
-		if _, ok := changed[ent.Kind+"\x00"+ent.Key]; !ok {
-			out = append(out, ent)
-		}
-	}
-	for _, e := range changed {
-		if !e.Delete {
-			out = append(out, sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: slices.Clone(e.Body), Cursor: e.Cursor, At: e.At})
-		}
-	}
+	out = slices.DeleteFunc(out, func(e sharevat.Entity) bool { return e.Kind == "" })
 	slices.SortFunc(out, func(a, b sharevat.Entity) int {
 		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
 			return c
@@ -214,13 +212,18 @@ func (v *tailView) mergeState(state []sharevat.Entity, head sharevat.Cursor) []s
 	return out
 }
 
+// entityOf is the entity e writes, with a copy of its body.
+func entityOf(e *sharevat.Entry) sharevat.Entity {
+	return sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: slices.Clone(e.Body), Cursor: e.Cursor, At: e.At}
+}
+
 // tailView copies share id's tail from the overlay (an empty view
 // without a log). Take it before opening the data-file transaction.
-func (db *DB) tailView(id sharevat.ShareID, withState bool) tailView {
+func (db *DB) tailView(id sharevat.ShareID) tailView {
 	if db.wal == nil {
 		return tailView{}
 	}
-	return db.wal.ov.view(id, withState)
+	return db.wal.ov.view(id)
 }
 
 // tailHeads is tailView of every share with a tail.
