@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"strconv"
 )
@@ -20,8 +21,9 @@ import (
 // (opencode's millisecond times: created, updated, completed, start,
 // end); 0 when it has none. Of two bodies, the one with the larger stamp
 // is newer; at equal non-zero stamps the longer one (a streamed text, a
-// summary added later: a version grows), then the one whose bytes sort
-// last (arbitrary, but the same in every order). Bodies without a stamp
+// summary added later: a version grows), then the one whose SHA-256
+// sorts last (arbitrary, but the same in every order; equal bodies: the
+// later op). Bodies without a stamp
 // keep plain last-write-wins: the later op is newer. The rule is a total
 // order, so the state is the newest version whatever order the ops came
 // in. A delete removes the entity whatever its version; an op after it
@@ -73,19 +75,47 @@ func largest(raw json.RawMessage) float64 {
 // Supersedes reports whether next, a body of a (kind, key) written after
 // cur, the body its entity holds, replaces it in the state.
 func Supersedes(next, cur []byte) bool {
-	return Newer(Stamp(next), next, Stamp(cur), cur)
+	if won, ok := decide(Stamp(next), len(next), Stamp(cur), len(cur)); ok {
+		return won
+	}
+	a, b := sha256.Sum256(next), sha256.Sum256(cur)
+	return bytes.Compare(a[:], b[:]) >= 0
 }
 
-// Newer is Supersedes with the stamps already known (a caller that keeps
-// them avoids parsing a body again).
-func Newer(nextStamp float64, next []byte, curStamp float64, cur []byte) bool {
-	switch {
-	case nextStamp != curStamp:
-		return nextStamp > curStamp
-	case nextStamp == 0:
-		return true
-	case len(next) != len(cur):
-		return len(next) > len(cur)
+// Version is what the rule reads of a body, for a writer that keeps the
+// versions of a share's items rather than their bodies (the opencode
+// door): Version.Supersedes decides as Supersedes on the bodies.
+type Version struct {
+	Stamp float64
+	Size  int
+	Sum   [sha256.Size]byte // SHA-256 of the body
+}
+
+// VersionOf is body's Version.
+func VersionOf(body []byte) Version {
+	return Version{Stamp: Stamp(body), Size: len(body), Sum: sha256.Sum256(body)}
+}
+
+// Supersedes reports whether a body of version v, written after one of
+// version cur, replaces it in the state.
+func (v Version) Supersedes(cur Version) bool {
+	if won, ok := decide(v.Stamp, v.Size, cur.Stamp, cur.Size); ok {
+		return won
 	}
-	return bytes.Compare(next, cur) >= 0
+	return bytes.Compare(v.Sum[:], cur.Sum[:]) >= 0
+}
+
+// decide is the rule up to its last step: whether the later body (stamp
+// ns, size n) wins over the earlier (cs, c), and false for ok when only
+// the bodies' SHA-256 can tell.
+func decide(ns float64, n int, cs float64, c int) (won, ok bool) {
+	switch {
+	case ns != cs:
+		return ns > cs, true
+	case ns == 0:
+		return true, true
+	case n != c:
+		return n > c, true
+	}
+	return false, false
 }
