@@ -11,8 +11,8 @@ import (
 
 // flush writes what the group's views applied, in one round trip: for
 // each share, its log rows, its op-id index rows, the base copies of
-// compacted entities about to change, the state's last write of each
-// (kind, key), and its head and update time.
+// compacted entities about to change, the state's newest version of
+// each (kind, key), and its head and update time.
 func flush(ctx context.Context, tx pgx.Tx, views map[sharevat.ShareID]*shareView) error {
 	batch := &pgx.Batch{}
 	for _, v := range views {
