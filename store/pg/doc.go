@@ -30,8 +30,9 @@
 // costs four round trips whatever its size: BEGIN; one pipelined batch
 // that locks the share rows and reads the op-id index entries of every
 // op id and dependency the group names (joined with the log rows they
-// point at, to check them) and the state rows its upserts write; one pipelined batch that writes the new log
-// rows, index rows and state (each as one INSERT … SELECT FROM unnest,
+// point at, to check them) and the state rows its upserts write; one
+// pipelined batch that writes the new log rows, index rows and state
+// (each as one INSERT … SELECT FROM unnest,
 // the state only the newest version of each key, apply.Supersedes over
 // the state's bodies read in the first batch) and the heads; COMMIT. The
 // append engine runs in memory between the two, over a view of each
