@@ -3,7 +3,6 @@ package apply
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"strconv"
 )
 
@@ -29,47 +28,130 @@ import (
 // in. A delete removes the entity whatever its version; an op after it
 // starts the key afresh.
 
-// Stamp is the stamp of body (see the rule above).
+// Stamp is the stamp of body (see the rule above). It reads the body's
+// top level without decoding it (every state upsert weighs two bodies,
+// inside the store's serial section): member names match exactly, and a
+// body that is not a JSON object has no stamp.
 func Stamp(body []byte) float64 {
-	var f struct {
-		Time  json.RawMessage `json:"time"`
-		State struct {
-			Time json.RawMessage `json:"time"`
-		} `json:"state"`
-	}
-	if len(body) == 0 || body[0] != '{' {
-		return 0
-	}
-	if json.Unmarshal(body, &f) != nil {
-		// A state or time of another shape makes the whole decode fail;
-		// read the two objects alone.
-		var g map[string]json.RawMessage
-		if json.Unmarshal(body, &g) != nil {
-			return 0
+	best := 0.0
+	members(body, func(name, val []byte) {
+		switch string(name) {
+		case "time":
+			best = max(best, largest(val))
+		case "state":
+			members(val, func(name, val []byte) {
+				if string(name) == "time" {
+					best = max(best, largest(val))
+				}
+			})
 		}
-		f.Time = g["time"]
-		var st map[string]json.RawMessage
-		if json.Unmarshal(g["state"], &st) == nil {
-			f.State.Time = st["time"]
-		}
-	}
-	return max(largest(f.Time), largest(f.State.Time))
+	})
+	return best
 }
 
 // largest is the largest number among the members of a JSON object; 0
 // for anything else.
-func largest(raw json.RawMessage) float64 {
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		return 0
-	}
+func largest(obj []byte) float64 {
 	best := 0.0
-	for _, v := range m {
-		if f, err := strconv.ParseFloat(string(v), 64); err == nil && f > best {
-			best = f
+	members(obj, func(_, val []byte) {
+		if len(val) > 0 && (val[0] == '-' || val[0] >= '0' && val[0] <= '9') {
+			if f, err := strconv.ParseFloat(string(val), 64); err == nil && f > best {
+				best = f
+			}
+		}
+	})
+	return best
+}
+
+// members calls fn with the raw name (between its quotes, not unescaped)
+// and raw value of each member of the JSON object obj, in order, and
+// stops at the first byte that does not fit (nothing for a non-object).
+func members(obj []byte, fn func(name, val []byte)) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	for i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '"'; {
+		end := skipString(obj, i)
+		name := obj[i+1 : max(i+1, end-1)]
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		start := skipSpace(obj, i+1)
+		end = skipValue(obj, start)
+		if end <= start {
+			return
+		}
+		fn(name, obj[start:end])
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i = skipSpace(obj, i+1)
+	}
+}
+
+// skipSpace is the index of the first non-space byte of b at or after i.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString is the index just past the string that starts at b[i] ('"'):
+// the next quote not escaped (preceded by an even run of backslashes).
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		n := 0
+		for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i + 1
 		}
 	}
-	return best
+	return len(b)
+}
+
+// skipValue is the index just past the value that starts at b[i]: a
+// string, an object or array (brackets counted outside strings), or a
+// number or literal (up to the next delimiter).
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	}
+	for i < len(b) && !isDelimiter(b[i]) {
+		i++
+	}
+	return i
 }
 
 // Supersedes reports whether next, a body of a (kind, key) written after
@@ -118,4 +200,13 @@ func decide(ns float64, n int, cs float64, c int) (won, ok bool) {
 		return n > c, true
 	}
 	return false, false
+}
+
+// isDelimiter reports whether c ends a number or literal.
+func isDelimiter(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package apply_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,6 +25,12 @@ func TestStamp(t *testing.T) {
 		{`{"nested":{"time":{"created":5}}}`, 0},
 		{`[{"time":{"created":5}}]`, 0},
 		{`{"title":"no time"}`, 0},
+		{`{"text":"a \"time\":{\"x\":99}","time":{"start":5}}`, 5},
+		{`{"text":"ends in a backslash \\","time":{"start":5}}`, 5},
+		{`{"text":"\\\"","time" : { "start" : 5 , "end":6e3 } }`, 6000},
+		{`{"parts":[{"time":{"end":99}}],"time":{"start":5}}`, 5},
+		{`{"time":{"start":5}`, 5},
+		{`{"Time":{"start":5}}`, 0},
 		{`not json`, 0},
 		{``, 0},
 	} {
@@ -81,4 +90,33 @@ func permutations(n int) [][]int {
 		}
 	}
 	return out
+}
+
+// BenchmarkSupersedes weighs a streamed text part (~4 KiB) against its
+// previous version, the common case of every state upsert's fold.
+func BenchmarkSupersedes(b *testing.B) {
+	text := strings.Repeat("the quick brown fox ", 200)
+	cur := []byte(`{"id":"prt_1","messageID":"msg_1","type":"text","text":"` + text + `","time":{"start":1763950001020}}`)
+	next := []byte(`{"id":"prt_1","messageID":"msg_1","type":"text","text":"` + text + `more","time":{"start":1763950001020}}`)
+	for b.Loop() {
+		if !apply.Supersedes(next, cur) {
+			b.Fatal("the longer version does not supersede")
+		}
+	}
+}
+
+// FuzzStamp: any bytes (a stored body is JSON, but Stamp must never
+// trust that) give a stamp without a panic, and a body and the same
+// body with spaces around its tokens give the same stamp.
+func FuzzStamp(f *testing.F) {
+	for _, s := range []string{`{"time":{"start":5}}`, `{"state":{"time":{"end":6}}}`, `{"a":"\\"","time":{"x":1}}`, `{"time":{`, `"`, `{"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got := apply.Stamp(body)
+		var spaced bytes.Buffer
+		if json.Valid(body) && json.Indent(&spaced, body, " ", "  ") == nil {
+			assert.Equal(t, got, apply.Stamp(spaced.Bytes()), "%s", body)
+		}
+	})
 }
