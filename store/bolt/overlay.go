@@ -12,8 +12,9 @@ import (
 
 // overlay holds what the write-ahead log has made durable and the data
 // file does not hold yet: the records in LSN order, and for each share
-// its tail — the entries in cursor order and their op ids. It is what etcd's read
-// buffer is to its backend: every read merges it over the data file.
+// its tail — the entries in cursor order and their op ids. It is what
+// etcd's read buffer is to its backend: every read merges it over the
+// data file.
 //
 // Locking: publish (under walState.pubMu) and trim (under the log's
 // order lock, walState.order) change it under mu; the decider, which
@@ -168,41 +169,62 @@ func (v *tailView) after(c sharevat.Cursor, out []sharevat.Entry) []sharevat.Ent
 
 // mergeState folds the view's entries newer than the data file's head
 // into state (the data file's, in (kind, key) order) by the version
-// rule (apply.Supersedes), as the data file will once they are applied,
-// and returns the result in that order.
+// rule, as the data file will once they are applied, and returns the
+// result in that order.
 func (v *tailView) mergeState(state []sharevat.Entity, head sharevat.Cursor) []sharevat.Entity {
-	at := map[string]int{} // stateKey → index in out, -1: deleted
-	var out []sharevat.Entity
+	var f *stateFold
 	for _, e := range v.entries {
 		if e.Cursor <= head || !sharevat.IsStateKind(e.Kind) {
 			continue
 		}
-		if out == nil {
-			out = slices.Clone(state)
-			for i := range out {
-				at[out[i].Kind+"\x00"+out[i].Key] = i
-			}
+		if f == nil {
+			f = newStateFold(state)
 		}
-		k := e.Kind + "\x00" + e.Key
-		i, ok := at[k]
-		switch {
-		case e.Delete:
-			if ok && i >= 0 {
-				out[i].Kind = "" // dropped below
-			}
-			at[k] = -1
-		case ok && i >= 0 && !apply.Supersedes(e.Body, out[i].Body):
-		case ok && i >= 0:
-			out[i] = entityOf(e)
-		default:
-			at[k] = len(out)
-			out = append(out, entityOf(e))
-		}
+		f.add(e)
 	}
-	if out == nil {
+	if f == nil {
 		return state
 	}
-	out = slices.DeleteFunc(out, func(e sharevat.Entity) bool { return e.Kind == "" })
+	return f.result()
+}
+
+// stateFold is a snapshot's state with entries folded into it.
+type stateFold struct {
+	out []sharevat.Entity
+	at  map[string]int // kind ‖ 0 ‖ key → index in out; -1: deleted
+}
+
+func newStateFold(state []sharevat.Entity) *stateFold {
+	f := &stateFold{out: slices.Clone(state), at: make(map[string]int, len(state))}
+	for i := range f.out {
+		f.at[f.out[i].Kind+"\x00"+f.out[i].Key] = i
+	}
+	return f
+}
+
+// add folds e: a delete removes its entity, an upsert replaces it only
+// if it supersedes it (apply.Supersedes).
+func (f *stateFold) add(e *sharevat.Entry) {
+	k := e.Kind + "\x00" + e.Key
+	i, ok := f.at[k]
+	has := ok && i >= 0
+	switch {
+	case e.Delete:
+		if has {
+			f.out[i].Kind = "" // dropped by result
+		}
+		f.at[k] = -1
+	case has && apply.Supersedes(e.Body, f.out[i].Body):
+		f.out[i] = entityOf(e)
+	case !has:
+		f.at[k] = len(f.out)
+		f.out = append(f.out, entityOf(e))
+	}
+}
+
+// result is the folded state in (kind, key) order.
+func (f *stateFold) result() []sharevat.Entity {
+	out := slices.DeleteFunc(f.out, func(e sharevat.Entity) bool { return e.Kind == "" })
 	slices.SortFunc(out, func(a, b sharevat.Entity) int {
 		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
 			return c
