@@ -16,9 +16,9 @@ import (
 // index the parent's entries up to at, and its state the parent's state
 // at at: the parent's state at earliest-1 (its entities older than
 // earliest, and base), then the newest version (foldRange) of each key
-// in the copied entries. A compacted parent gives a compacted fork (same Earliest),
-// whose base holds the state at earliest-1 of the keys those entries
-// write. Errors: as sharevat.ShareStore.
+// in the copied entries. A compacted parent gives a compacted fork (same
+// Earliest), whose base holds the state at earliest-1 of the keys whose
+// value those entries change. Errors: as sharevat.ShareStore.
 func (st *Store) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant) (sharevat.Share, error) {
 	return st.ForkWithin(ctx, parent, at, s, owner, 0)
 }
