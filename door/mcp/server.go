@@ -2,12 +2,9 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"reflect"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharevat/sharevat"
@@ -31,28 +28,35 @@ type Options struct {
 	CallTimeout time.Duration
 	// Version is the server's version, as MCP's initialize answers it.
 	Version string
+	// Limits are the vat's append limits: append_ops refuses a call of
+	// more than MaxOpsPerBatch ops before it builds the batch; default
+	// sharevat.DefaultLimits().
+	Limits sharevat.Limits
 }
 
 // door serves the tools of the sessions of one server.
 type door struct {
-	source func(ctx context.Context, req *mcp.CallToolRequest) (Source, error)
+	source func(ctx context.Context, extra *mcp.RequestExtra) (Source, error)
 	opts   Options
 }
 
-// NewServer returns an MCP server whose tools act on the Share that
-// source gives for each call (stdio: one Source; HTTP: the session's).
-func newServer(source func(context.Context, *mcp.CallToolRequest) (Source, error), opts Options) *mcp.Server {
+// newServer returns an MCP server whose tools act on the Share that
+// source gives for each request (stdio: one Source; HTTP: the request's).
+func newServer(source func(context.Context, *mcp.RequestExtra) (Source, error), opts Options) *mcp.Server {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 30 * time.Second
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if opts.Limits == (sharevat.Limits{}) {
+		opts.Limits = sharevat.DefaultLimits()
+	}
 	d := &door{source: source, opts: opts}
 	s := mcp.NewServer(&mcp.Implementation{Name: "sharevat", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
-	s.AddReceivingMiddleware(codedErrors)
+	s.AddReceivingMiddleware(codedErrors, d.byScope)
 	d.logTools(s)
 	d.grantTools(s)
 	return s
@@ -61,7 +65,7 @@ func newServer(source func(context.Context, *mcp.CallToolRequest) (Source, error
 // NewServer returns the MCP server of one session whose Share comes from
 // src: what `sharevat mcp` runs over stdio.
 func NewServer(src Source, opts Options) *mcp.Server {
-	return newServer(func(context.Context, *mcp.CallToolRequest) (Source, error) { return src, nil }, opts)
+	return newServer(func(context.Context, *mcp.RequestExtra) (Source, error) { return src, nil }, opts)
 }
 
 // instructions is what the server tells the model on initialize.
@@ -74,7 +78,7 @@ Tokens returned by grant and fork are secrets: pass them only to the agent they 
 func (d *door) withShare(ctx context.Context, req *mcp.CallToolRequest, extra time.Duration, fn func(context.Context, *client.Share) error) error {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.CallTimeout+extra)
 	defer cancel()
-	src, err := d.source(ctx, req)
+	src, err := d.source(ctx, req.Extra)
 	if err != nil {
 		return toolError(ctx, err)
 	}
@@ -87,26 +91,6 @@ func (d *door) withShare(ctx context.Context, req *mcp.CallToolRequest, extra ti
 		return toolError(ctx, err)
 	}
 	return nil
-}
-
-// schemaFor infers T's JSON schema, a json.RawMessage being any JSON
-// value (op bodies).
-func schemaFor[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[json.RawMessage](): {},
-	}})
-	if err != nil {
-		panic(err) // the types are this package's: a bug
-	}
-	return s
-}
-
-// addTool adds a typed tool with schemas inferred by schemaFor.
-func addTool[In, Out any](s *mcp.Server, name, title, desc string, readOnly bool, h mcp.ToolHandlerFor[In, Out]) {
-	t := &mcp.Tool{Name: name, Title: title, Description: desc,
-		InputSchema: schemaFor[In](), OutputSchema: schemaFor[Out](),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly, OpenWorldHint: new(bool)}}
-	mcp.AddTool(s, t, h)
 }
 
 // toolError is the error a tool answers: "<code>: <message>", the wire
