@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharevat/sharevat"
@@ -113,12 +114,18 @@ func invalid(format string, args ...any) error {
 
 // codedErrors gives a tool error the SDK made itself (arguments that
 // fail the tool's input schema, or do not decode) the wire code
-// "invalid: ", so that every tool error reads "<code>: <message>".
+// "invalid: ", so that every tool error reads "<code>: <message>"; and a
+// protocol error the SDK returns without a JSON-RPC code (a second
+// initialize, say), which would go out as code 0, the code -32600
+// (invalid request).
 func codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, withCode(err)
+		}
 		r, ok := res.(*mcp.CallToolResult)
-		if err != nil || !ok || !r.IsError || len(r.Content) == 0 {
+		if !ok || !r.IsError || len(r.Content) == 0 {
 			return res, err
 		}
 		if t, ok := r.Content[0].(*mcp.TextContent); ok && sharevat.ParseError(t.Text) == nil {
@@ -126,4 +133,13 @@ func codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// withCode returns err with a JSON-RPC code: its own, or invalid request.
+func withCode(err error) error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != 0 {
+		return err
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
 }

@@ -67,7 +67,9 @@ func (s *rawStdio) send(t *testing.T, line string) reply {
 // parse error (-32700), a line over the 9 MiB limit an invalid request
 // (-32600) naming the limit, an append_ops of 400,000 ops an invalid
 // params error (-32602) naming the 1,000-op limit, with the process's
-// peak RSS under 256 MiB; and the session serves share_info after each.
+// peak RSS under 256 MiB; a second initialize an invalid request
+// (-32600, not the SDK's code 0); and the session serves share_info
+// after each.
 func TestStdioKeepsServing(t *testing.T) {
 	d := startDoor(t)
 	s := startRawStdio(t, d.vat.URL, d.vat.MustCreate(t, "stdio"))
@@ -80,6 +82,9 @@ func TestStdioKeepsServing(t *testing.T) {
 	require.Nil(t, r.Error, "initialize after a bad line")
 	_, err := io.WriteString(s.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 	require.NoError(t, err)
+	r = s.send(t, `{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	require.NotNil(t, r.Error, "a second initialize")
+	assert.Equal(t, -32600, r.Error.Code, "an error has a JSON-RPC code, never 0: %s", r.Error.Message)
 
 	r = s.send(t, `{"x":"`+strings.Repeat("y", 10<<20)+`"}`)
 	require.NotNil(t, r.Error)
