@@ -13,8 +13,9 @@ import (
 )
 
 // Source is where a session's Share comes from: its token redeemed and
-// kept live. client.Redeemer is one (over /rpc, reconnecting); Local is
-// the vat's in-process one.
+// kept live. client.Redeemer is one (over /rpc, reconnecting, for
+// stdio); over HTTP each request's Share is the one its bearer token
+// redeemed at the gate (http.go).
 type Source interface {
 	// Share returns the live Share; it belongs to the Source.
 	Share(ctx context.Context) (*client.Share, error)
