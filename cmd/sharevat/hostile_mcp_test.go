@@ -79,7 +79,9 @@ func runMCPVectors(ctx context.Context, bin, url string, appenders [2]string, at
 		func() *hostile.Report { return hostile.MCPAppendFlood(ctx, url, "garbage", 16, 7<<20) },
 		func() *hostile.Report { return hostile.MCPAppendFlood(ctx, url, appenders[0], 8, 7<<20) },
 		func() *hostile.Report { return hostile.MCPWithheldBodies(ctx, url, "garbage", 40, 7<<20, attack*3/5) },
-		func() *hostile.Report { return hostile.MCPWithheldBodies(ctx, url, appenders[1], 40, 7<<20, attack*3/5) },
+		func() *hostile.Report {
+			return hostile.MCPWithheldBodies(ctx, url, appenders[1], 40, 7<<20, attack*3/5)
+		},
 		func() *hostile.Report { return hostile.MCPStdioJunk(ctx, bin, url, "garbage", 3) },
 	}
 	reports := make([]*hostile.Report, len(vectors))
