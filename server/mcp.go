@@ -20,12 +20,11 @@ import (
 // bounded and charged too.
 func (s *Server) newMCPHandler() http.Handler {
 	o := mcpdoor.HTTPOptions{
-		Options:         mcpdoor.Options{Version: version.String()},
 		Bootstrap:       func(peer string) capnp.Client { return s.vat.Bootstrap(peer) },
 		MaxRequestBytes: ReadLimit(s.cfg.Limits),
 		Logger:          s.log,
 		BodyTimeout:     s.cfg.Peers.AssembleTimeout,
-		Options:         mcpdoor.Options{Limits: s.cfg.Limits},
+		Options:         mcpdoor.Options{Limits: s.cfg.Limits, Version: version.String()},
 	}
 	if p := s.rpc.Pool(); p != nil {
 		o.Budget = p // bodies, and each live session mcpdoor.DefaultSessionMemory
