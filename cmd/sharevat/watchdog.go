@@ -69,10 +69,12 @@ func (c *clientFlags) runWatched(fs *pflag.FlagSet, body watched) runner {
 	}
 }
 
-// stalled returns the *stallError for err if the watchdog ended ctx.
+// stalled returns the *stallError for err if the watchdog ended ctx,
+// unless err already says why better: a server that could not check the
+// token (which names the --timeout it gave up after).
 func stalled(ctx context.Context, err error) error {
 	var s *stallError
-	if err != nil && errors.As(context.Cause(ctx), &s) && !errors.As(err, &s) {
+	if err != nil && errors.As(context.Cause(ctx), &s) && !errors.As(err, &s) && !isServerUnavailable(err) {
 		return s
 	}
 	return err
