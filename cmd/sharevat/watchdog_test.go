@@ -132,7 +132,7 @@ func TestTailCatchUpBoundedByProgress(t *testing.T) {
 // finishes (a stalled server) stops at --timeout without progress,
 // saying how far it got; the share is then consistent: compacted to the
 // end of the first step, readable from there, the rest still there. The
-// same command run again finishes it. Before, compact was one call cut
+// same command run again finishes it, with a progress bar. Before, compact was one call cut
 // off at --timeout, saying only "context deadline exceeded".
 func TestCompactInterruptedResumes(t *testing.T) {
 	const n, step = 4200, 4096
@@ -152,8 +152,9 @@ func TestCompactInterruptedResumes(t *testing.T) {
 	assert.Contains(t, stderr, "compacted")
 
 	st.passCompacts.Store(-1)
-	out, stderr, code = cliIn(t, "", env, "compact", "--before", "4201", "--json")
+	out, stderr, code = cliIn(t, "", env, "compact", "--before", "4201", "--json", "--progress")
 	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "104/104", "the bar counts the ops the second run dropped")
 	var got struct{ Earliest uint64 }
 	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
 	assert.Equal(t, uint64(n+1), got.Earliest, "the second run finished the compaction")

@@ -55,11 +55,16 @@ func appendSession(b *testing.B, db *bolt.DB, from, n int) {
 }
 
 // BenchmarkRestart opens and closes a data file holding one share of 1k
-// and of 100k ops, each with the same write-ahead log (restartLogOps):
-// what the data file's size adds to a restart. It reports the resident memory the open added (the
+// and of 100k ops (or SHAREVAT_RESTART_OPS, e.g. 400000 for a 3 GB
+// file), each with the same write-ahead log (restartLogOps): what the
+// data file's size adds to a restart. It reports the resident memory the open added (the
 // data file's pages it touched count) next to the file's size.
 func BenchmarkRestart(b *testing.B) {
-	for _, n := range []int{1_000, 100_000} {
+	large := 100_000
+	if v, err := strconv.Atoi(os.Getenv("SHAREVAT_RESTART_OPS")); err == nil && v > restartLogOps {
+		large = v
+	}
+	for _, n := range []int{1_000, large} {
 		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
 			path := restartFile(b, n)
 			fi, err := os.Stat(path)
