@@ -11,17 +11,18 @@ import (
 	bbolt "go.etcd.io/bbolt"
 )
 
-// Check is the structural check Open runs before it opens a file for
-// writing. bbolt itself panics on a damaged file, some of it on its own
-// goroutines where no caller can recover (the freelist rebuild at open
+// Check is the full structural check Open runs before it opens a file
+// for writing (OpenQuick runs QuickCheck instead), and the offline check
+// (sharevat check) starts with. bbolt itself panics on a damaged file,
+// some of it on its own goroutines where no caller can recover (the
+// freelist rebuild at open, for a file without a persisted freelist,
 // walks every page on one), so Check first looks at the file read-only,
 // on the calling goroutine, under Guard: bbolt's own meta page checks
 // (magic, version, checksum), the file holding every page the meta page
 // counts, and a walk of every bucket, key and value, which reaches every
 // branch, leaf and overflow page in use. A problem is returned as a
 // *DamagedError; a lock timeout as bbolt's ErrTimeout. The walk reads
-// the whole file: about as much as the freelist rebuild that bbolt does
-// at every open anyway (see the bolt package's doc).
+// the whole file: as much as bbolt's freelist rebuild does.
 //
 // The file is checked only once its (shared) lock is held, and only if
 // it is still the file at path: a holder that compacts renames a new
