@@ -1,12 +1,14 @@
 package bolt_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/store/bolt"
@@ -103,4 +105,23 @@ func residentBytes(b *testing.B) int64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkCommitWithFreePages appends 100-op batches durably, each its
+// own bbolt commit (NoWAL), to a file whose 100k-op share was deleted:
+// what persisting the freelist (8 bytes a free page, every commit) costs
+// a commit when the file has many free pages.
+func BenchmarkCommitWithFreePages(b *testing.B) {
+	path := restartFile(b, 100_000)
+	db := MustOpenAt(b, path, bolt.Options{NoWAL: true})
+	if err := db.Delete(context.Background(), "s", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	createShare(b, db, "t")
+	i := 0
+	for b.Loop() {
+		appendOps(b, db, "t", 1, eventBatch(fmt.Sprint(i), 100).Ops...)
+		i++
+	}
+	reportOps(b, i*100)
 }
