@@ -114,3 +114,38 @@ func dropFreelist(t *testing.T, path string) {
 	}))
 	require.NoError(t, bdb.Close())
 }
+
+// TestCheckFindsLivePageOnFreelist: a freelist that names a page in use
+// deep in a bucket (sorted, in range) passes Open's look at the
+// freelist; Check finds it (the trade-off docs/operations.md states).
+func TestCheckFindsLivePageOnFreelist(t *testing.T) {
+	src := bigFile(t, 200)
+	fl := freelistPage(t, src)
+	require.Positive(t, fl)
+	ids, inUse := freeIDs(t, src, fl), pagesInUse(t, src)
+	at, live := -1, uint64(0)
+	for i := 0; i < len(ids) && at < 0; i++ {
+		lo, hi := uint64(1), uint64(len(inUse))
+		if i > 0 {
+			lo = ids[i-1]
+		}
+		if i+1 < len(ids) {
+			hi = ids[i+1]
+		}
+		for q := lo + 1; q < hi && at < 0; q++ {
+			if inUse[int(q)] && q != uint64(fl) {
+				at, live = i, q
+			}
+		}
+	}
+	require.GreaterOrEqual(t, at, 0, "a page in use between two free ones")
+	path := copyFile(t, src)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(binary.NativeEndian.AppendUint64(nil, live), int64(fl*os.Getpagesize()+16+8*at))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	problems := mustCheck(t, path)
+	assert.NotEmpty(t, problems, "Check finds page %d, in use, on the freelist", live)
+	t.Logf("page %d listed free: %v", live, problems)
+}
