@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/schema"
@@ -118,9 +119,31 @@ func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e ent
 		}
 		return answer{}, errGone
 	}
-	sh.release()
+	defer sh.release()
+	if e.Creator == openCreator && !joinable(e, sh.info, time.Now()) {
+		return answer{}, errShared
+	}
 	return answer{ID: e.Share, URL: d.base(r) + "/share/" + link, Secret: secret}, nil
 }
+
+// joinWindow is how long after an open create a create of the same
+// session may still answer the same share (see joinable).
+const joinWindow = 30 * time.Second
+
+// joinable reports whether an open create of e's session may answer e's
+// share: opencode's share:"auto" sends two creates for a new session at
+// once, and both must end in one share. On an open door nothing but the
+// session id identifies the creator, and a share's readers learn it
+// (its session item); so the share is answered again only while nobody
+// can have read it there: it holds nothing yet (the first sync closes
+// the window) and was made less than joinWindow ago.
+func joinable(e entry, sh sharevat.Share, now time.Time) bool {
+	return sh.Head == 0 && e.Created > 0 && now.Sub(time.UnixMilli(e.Created)) < joinWindow
+}
+
+// errShared answers an open create of a session whose share is no longer
+// joinable: no rights of it to a caller who may only know the session id.
+var errShared = fail(http.StatusConflict, "conflict: this session is already shared; its secret stays with the opencode that shared it (unshare it there, or delete the share, to share it anew)")
 
 // createNew creates the share and its link, records them, and answers.
 func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
@@ -136,7 +159,7 @@ func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Reques
 	if err != nil {
 		return answer{}, err
 	}
-	e := &entry{Creator: creator, Session: session, Share: string(c.id), Max: max}
+	e := &entry{Creator: creator, Session: session, Share: string(c.id), Max: max, Created: time.Now().UnixMilli()}
 	if e.Secret, err = d.idx.seal(c.id, c.owner); err != nil {
 		return answer{}, err
 	}

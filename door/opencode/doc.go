@@ -24,7 +24,8 @@
 // link"). Each item becomes one op (items.go); an item older than the
 // stored one of its key is skipped (order.go). A create for a session the
 // same creation right already shared answers the same share (index.go:
-// tokens sealed with a key derived from the vat's pepper).
+// tokens sealed with a key derived from the vat's pepper); on the open
+// door only while that share is empty and new (create.go, joinable).
 //
 // Errors: every failure answers a JSON object {"error": "<code>: <message>"}
 // with a 4xx (or 503 when the vat cannot answer now): 400 invalid input,
@@ -32,7 +33,8 @@
 // unknown id, a wrong secret, a revoked one, and a token of the share
 // without the call's right, such as its read-only link), 403 a cross-origin
 // request, 404 a slug that is not a live link, 405 a method the route
-// lacks, 408 a body that did not arrive in time (Options.BodyTimeout),
+// lacks, 409 an open create of a session whose share is no longer
+// joinable (create.go), 408 a body that did not arrive in time (Options.BodyTimeout),
 // 413 a body or share over a limit (the limit is in the message),
 // 429 a creation token's hourly quota, 503 the server's connection
 // limits or memory budget. Every answer carries

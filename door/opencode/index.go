@@ -44,6 +44,7 @@ type entry struct {
 	Link    string `json:"link,omitempty"`    // the link token, sealed
 	Max     int64  `json:"max,omitempty"`     // bytes the share may hold (the creation token's quota); 0: unlimited
 	Deleted bool   `json:"deleted,omitempty"` // unshared: a later create makes a new share
+	Created int64  `json:"created,omitempty"` // when the share was made, Unix milliseconds
 }
 
 // index is the open index file and its entries.
