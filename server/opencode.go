@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/sharevat/sharevat"
 	opencodeshare "github.com/sharevat/sharevat/door/opencode"
 	"github.com/sharevat/sharevat/rpc"
 	"github.com/sharevat/sharevat/vat"
@@ -15,9 +17,15 @@ import (
 // newDoor builds the opencode door (docs/opencode.md): the vat's own
 // capabilities behind opencode's REST share API, counted against the
 // /rpc handler's connection limits and memory budget like /capnweb.
-func newDoor(v *vat.Vat, pepper []byte, cfg *Config, rpcH *rpc.Handler, log *slog.Logger) (*opencodeshare.Door, error) {
+// Its session index is the store's (every vat on the store shares it);
+// an index file an older build left in the data directory is moved into
+// it first.
+func newDoor(ctx context.Context, v *vat.Vat, db sharevat.SessionIndex, pepper []byte, cfg *Config, rpcH *rpc.Handler, log *slog.Logger) (*opencodeshare.Door, error) {
+	if err := opencodeshare.ImportIndexFile(ctx, db, filepath.Join(cfg.Data, opencodeshare.IndexFile)); err != nil {
+		return nil, err
+	}
 	o := opencodeshare.Options{
-		Vat: v, Pepper: pepper, Index: filepath.Join(cfg.Data, opencodeshare.IndexFile),
+		Vat: v, Pepper: pepper, Index: db,
 		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, Limits: cfg.Limits, MaxBody: cfg.OpencodeMaxBody,
 		BodyTimeout: cfg.Peers.AssembleTimeout, Admit: rpcH.Admit, Logger: log,
 	}

@@ -12,10 +12,6 @@ import (
 	"github.com/sharevat/sharevat/wire"
 )
 
-// openCreator is the index's creator name for creates without a token
-// (serve --opencode-open).
-const openCreator = "open"
-
 // maxSessionID bounds an opencode session id.
 const maxSessionID = 256
 
@@ -46,7 +42,9 @@ func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) erro
 	}
 	defer admin.Release()
 	defer d.creats.lock(createdKey(creator, in.SessionID))()
-	if e, ok := d.idx.lookup(creator, in.SessionID); ok {
+	if e, ok, err := d.idx.lookup(r.Context(), creator, in.SessionID); err != nil {
+		return err
+	} else if ok {
 		a, err := d.again(r.Context(), v, r, e)
 		if err == nil {
 			writeJSON(w, http.StatusOK, a)
@@ -55,8 +53,11 @@ func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) erro
 		if !errors.Is(err, errGone) {
 			return err
 		}
+		if err := d.idx.drop(r.Context(), e.Share); err != nil {
+			return err
+		}
 	}
-	a, err := d.createNew(r.Context(), admin, r, creator, in.SessionID, quota)
+	a, err := d.createNew(r.Context(), v, admin, r, creator, in.SessionID, quota)
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ var errGone = errors.New("the indexed share is gone")
 
 // again answers the share of an index entry, if its secret still works.
 func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e entry) (answer, error) {
-	id := sharevat.ShareID(e.Share)
+	id := e.Share
 	secret, err := d.idx.open(id, e.Secret)
 	if err != nil {
 		return answer{}, err
@@ -123,7 +124,7 @@ func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e ent
 	if e.Creator == openCreator && !joinable(e, sh.info, time.Now()) {
 		return answer{}, errShared
 	}
-	return answer{ID: e.Share, URL: d.base(r) + "/share/" + link, Secret: secret}, nil
+	return answer{ID: string(e.Share), URL: d.base(r) + "/share/" + link, Secret: secret}, nil
 }
 
 // joinWindow is how long after an open create a create of the same
@@ -138,15 +139,17 @@ const joinWindow = 30 * time.Second
 // can have read it there: it holds nothing yet (the first sync closes
 // the window) and was made less than joinWindow ago.
 func joinable(e entry, sh sharevat.Share, now time.Time) bool {
-	return sh.Head == 0 && e.Created > 0 && now.Sub(time.UnixMilli(e.Created)) < joinWindow
+	return sh.Head == 0 && !e.Created.IsZero() && now.Sub(e.Created) < joinWindow
 }
 
 // errShared answers an open create of a session whose share is no longer
 // joinable: no rights of it to a caller who may only know the session id.
 var errShared = fail(http.StatusConflict, "conflict: this session is already shared; its secret stays with the opencode that shared it (unshare it there, or delete the share, to share it anew)")
 
-// createNew creates the share and its link, records them, and answers.
-func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
+// createNew creates the share and its link and claims the session for
+// them in the index. When another vat claimed it first, the new share
+// is deleted and the claimed one answered.
+func (d *Door) createNew(ctx context.Context, v schema.Vault, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
 	c, err := createShare(ctx, admin, "opencode "+session)
 	if err != nil {
 		if de := wire.DomainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota
@@ -159,15 +162,24 @@ func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Reques
 	if err != nil {
 		return answer{}, err
 	}
-	e := &entry{Creator: creator, Session: session, Share: string(c.id), Max: max, Created: time.Now().UnixMilli()}
+	e := entry{Creator: creator, Session: session, Share: c.id, Max: max, Created: time.Now()}
 	if e.Secret, err = d.idx.seal(c.id, c.owner); err != nil {
 		return answer{}, err
 	}
 	if e.Link, err = d.idx.seal(c.id, link); err != nil {
 		return answer{}, err
 	}
-	if err := d.idx.write(e); err != nil {
+	got, err := d.idx.claim(ctx, e)
+	if err != nil {
 		return answer{}, err
+	}
+	if got.Share != c.id { // another vat's create of the session won
+		if err := deleteShare(ctx, c.share); err != nil {
+			d.o.Logger.Warn("opencode door: a share made for a session another vat shared first is left", "share", c.id, "error", err)
+		}
+		return d.again(ctx, v, r, got)
 	}
 	return answer{ID: string(c.id), URL: d.base(r) + "/share/" + link, Secret: c.owner}, nil
 }
+
+func createdKey(creator, session string) string { return creator + "\x00" + session }

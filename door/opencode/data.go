@@ -102,7 +102,7 @@ func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.Share
 		return err
 	}
 	d.states.forget(id)
-	if err := d.idx.deleted(id); err != nil {
+	if err := d.idx.drop(r.Context(), id); err != nil {
 		d.o.Logger.Warn("opencode door: the index did not record an unshare", "share", id, "error", err)
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})

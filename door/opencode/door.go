@@ -23,12 +23,13 @@ const DefaultMaxBody = 32 << 20
 // DefaultBodyTimeout is the default Options.BodyTimeout.
 const DefaultBodyTimeout = 30 * time.Second
 
-// Options configure a Door. Vat and Pepper are required.
+// Options configure a Door. Vat, Pepper and Index are required.
 type Options struct {
 	Vat    *vat.Vat
 	Pepper []byte // the vat's pepper: the index's sealing key derives from it
-	// Index is the index file's path (IndexFile in the data directory).
-	Index string
+	// Index is the store's session index (index.go), shared by every vat
+	// on the store.
+	Index sharevat.SessionIndex
 	// PublicURL is the base of the links (serve --public-url); "": the
 	// request's scheme and Host.
 	PublicURL string
@@ -72,8 +73,8 @@ type Door struct {
 
 // New opens the index and returns the door. Close it with Close.
 func New(o Options) (*Door, error) {
-	if o.Vat == nil || len(o.Pepper) == 0 {
-		return nil, errors.New("opencodeshare: Vat and Pepper are required")
+	if o.Vat == nil || len(o.Pepper) == 0 || o.Index == nil {
+		return nil, errors.New("opencodeshare: Vat, Pepper and Index are required")
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
@@ -87,15 +88,15 @@ func New(o Options) (*Door, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	idx, err := openIndex(o.Index, o.Pepper)
+	idx, err := newIndex(o.Index, o.Pepper)
 	if err != nil {
 		return nil, err
 	}
 	return &Door{o: o, idx: idx, states: states{max: 4096, m: map[sharevat.ShareID]*shareState{}}}, nil
 }
 
-// Close closes the index file.
-func (d *Door) Close() error { return d.idx.close() }
+// Close releases the door (the index is the store's: nothing to close).
+func (d *Door) Close() error { return nil }
 
 // route is a parsed request path.
 type route struct {

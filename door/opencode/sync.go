@@ -46,8 +46,12 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 		return err
 	}
 	defer sh.release()
+	e, ok, err := d.idx.byShare(r.Context(), id)
+	if err != nil {
+		return err
+	}
 	session := sessionOf(sh.info.Meta.Title)
-	if e, ok := d.idx.byShare(id); ok {
+	if ok {
 		session = e.Session
 	}
 	ops, err := d.toOps(data, session)
@@ -124,7 +128,7 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 	}
 	fresh, added := st.filter(ops)
 	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
-	if e, ok := d.idx.byShare(sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max {
+	if e, ok, _ := d.idx.byShare(ctx, sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max { // cached by sync
 		return syncAnswer{}, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the share would hold more than its creation token's limit of %d bytes", e.Max))
 	}
 	for _, part := range d.batches(fresh) {
