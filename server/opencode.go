@@ -60,11 +60,13 @@ var doorPrefixes = []string{"/opencode/", "/api/share", "/share/", opencodeshare
 // (no-store, no-referrer), the Host guard's refusals included, and
 // answers a door path that is not clean (a dot segment, a doubled
 // slash) 404 itself: the mux would redirect it to its clean form,
-// repeating a creation token in Location.
+// repeating a creation token in Location. A path is a door path when
+// it or its clean form has a door's prefix (/x/../opencode/<token>/…
+// too).
 func doorPaths(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if !hasDoorPrefix(p) {
+		if !hasDoorPrefix(p) && !hasDoorPrefix(path.Clean(p)) {
 			next.ServeHTTP(w, r)
 			return
 		}
