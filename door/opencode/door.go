@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/schema"
@@ -237,8 +238,13 @@ func (d *Door) readBodyWith(w http.ResponseWriter, r *http.Request, parse func([
 	if len(b) == 0 {
 		return fail(http.StatusBadRequest, "invalid: a JSON body is required")
 	}
+	if !utf8.Valid(b) { // else stored and served raw, or changed to U+FFFD by a decode
+		return errNotUTF8
+	}
 	return parse(b)
 }
+
+var errNotUTF8 = fail(http.StatusBadRequest, "invalid: the body is not UTF-8 (JSON text is)")
 
 func tooLarge(limit int64) error {
 	return fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the body is over the limit of %d bytes", limit))
