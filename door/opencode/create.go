@@ -150,6 +150,11 @@ var errShared = fail(http.StatusConflict, "conflict: this session is already sha
 // them in the index. When another vat claimed it first, the new share
 // is deleted and the claimed one answered.
 func (d *Door) createNew(ctx context.Context, v schema.Vault, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
+	if creator == openCreator {
+		if err := d.quota.take(r, time.Now()); err != nil {
+			return answer{}, err
+		}
+	}
 	c, err := createShare(ctx, admin, "opencode "+session)
 	if err != nil {
 		if de := wire.DomainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota

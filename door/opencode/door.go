@@ -37,6 +37,10 @@ type Options struct {
 	// Open lets a create without a creation token through (serve
 	// --opencode-open, loopback only).
 	Open bool
+	// OpenPerAddr and OpenTotal bound the shares an open door makes in
+	// an hour for one remote address and in all (openquota.go); zero:
+	// DefaultOpenPerAddr and DefaultOpenTotal; negative: no limit.
+	OpenPerAddr, OpenTotal int
 	// Limits are the vat's limits: a sync is appended in batches of at
 	// most MaxOpsPerBatch ops and MaxBatchBytes bytes.
 	Limits sharevat.Limits
@@ -70,6 +74,7 @@ type Door struct {
 	idx    *index
 	states states
 	creats keyedLocks
+	quota  *openQuota
 }
 
 // New opens the index and returns the door. Close it with Close.
@@ -93,7 +98,14 @@ func New(o Options) (*Door, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Door{o: o, idx: idx, states: states{max: 4096, m: map[sharevat.ShareID]*shareState{}}}, nil
+	if o.OpenPerAddr == 0 {
+		o.OpenPerAddr = DefaultOpenPerAddr
+	}
+	if o.OpenTotal == 0 {
+		o.OpenTotal = DefaultOpenTotal
+	}
+	return &Door{o: o, idx: idx, states: states{max: 4096, m: map[sharevat.ShareID]*shareState{}},
+		quota: newOpenQuota(o.OpenPerAddr, o.OpenTotal)}, nil
 }
 
 // Close releases the door (the index is the store's: nothing to close).
