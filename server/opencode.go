@@ -31,6 +31,7 @@ func newDoor(ctx context.Context, v *vat.Vat, db sharevat.SessionIndex, pepper [
 	}
 	if p := rpcH.Pool(); p != nil {
 		o.Budget = p
+		o.CallerShare = p.Limit() / 2 // one caller (a grant, an address) holds at most half
 	}
 	return opencodeshare.New(o)
 }

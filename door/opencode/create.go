@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/door/gate"
 	"github.com/sharevat/sharevat/schema"
 	"github.com/sharevat/sharevat/sturdyref"
 	"github.com/sharevat/sharevat/wire"
@@ -28,15 +29,15 @@ func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) erro
 	var in struct {
 		SessionID string `json:"sessionID"`
 	}
-	if err := d.readBody(w, r, &in); err != nil {
+	if err := d.readBody(r, &in); err != nil {
 		return err
 	}
 	if in.SessionID == "" || len(in.SessionID) > maxSessionID {
 		return fail(http.StatusBadRequest, "invalid: sessionID must be a string of 1 to 256 bytes")
 	}
-	v := d.vault(r)
-	defer v.Release()
-	admin, creator, quota, err := d.creationRight(r.Context(), v, token)
+	p := gate.PassFrom(r.Context())
+	v := p.Vault()
+	admin, creator, quota, err := d.creationRight(r.Context(), p, token)
 	if err != nil {
 		return err
 	}
@@ -65,15 +66,13 @@ func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) erro
 	return nil
 }
 
-// creationRight redeems the creation token (or, with no token on an
-// opencode-open server, takes the open create-only Admin). It answers
-// the Admin, the creator's name in the index and its bytes-per-share
-// quota. A missing or wrong token is 401.
-func (d *Door) creationRight(ctx context.Context, v schema.Vault, token string) (schema.Admin, string, int64, error) {
+// creationRight is the Admin the gate redeemed the creation token to
+// (or, with no token on an opencode-open server, the open create-only
+// Admin), the creator's name in the index and its bytes-per-share quota.
+// The admin token itself is refused: it does not belong in opencode's
+// config.
+func (d *Door) creationRight(ctx context.Context, p *gate.Pass, token string) (schema.Admin, string, int64, error) {
 	if token == "" {
-		if !d.o.Open {
-			return schema.Admin{}, "", 0, fail(http.StatusUnauthorized, "unauthorized: creating a share needs a creation token in the path (/opencode/<token>); see docs/opencode.md")
-		}
 		a, err := d.o.Vat.OpenCreator("opencode")
 		return a, openCreator, 0, err
 	}
@@ -81,22 +80,14 @@ func (d *Door) creationRight(ctx context.Context, v schema.Vault, token string) 
 	if err != nil {
 		return schema.Admin{}, "", 0, errBadCreator
 	}
-	a, err := restoreAdmin(ctx, v, token)
-	if err != nil {
-		if wire.DomainError(err).Code == sharevat.EUnavailable {
-			return schema.Admin{}, "", 0, err
-		}
-		return schema.Admin{}, "", 0, errBadCreator
-	}
 	_, q, ok := d.o.Vat.CreateQuotaOf(ctx, token)
-	if !ok { // the admin token itself: it does not belong in opencode's config
-		a.Release()
+	if !ok {
 		return schema.Admin{}, "", 0, errBadCreator
 	}
-	return a, string(tok.GrantID), q.BytesPerShare, nil
+	return p.Admin().AddRef(), string(tok.GrantID), q.BytesPerShare, nil
 }
 
-var errBadCreator = fail(http.StatusUnauthorized, "unauthorized: invalid or revoked creation token")
+var errBadCreator = errUnauthorized
 
 // errGone: the indexed share no longer answers (deleted outside the
 // door); a new one is made.

@@ -1,11 +1,15 @@
 // Package opencode is the opencode door of the vat: it serves the
 // small REST share API stock opencode speaks (docs/opencode.md), so that
-// opencode shares into sharevat with one line of configuration. It is a
-// bridge beside webvat: every request gets the vat's own Vault for its
-// peer (vat.BootstrapMetered, in-process) and goes through the same
-// capabilities, rights checks, registry, limits, quotas, privacy guard
-// and live revocation as /rpc and /capnweb; it never reaches the store
-// itself.
+// opencode shares into sharevat with one line of configuration. Every
+// call with a body passes the one gate of the HTTP doors (door/gate,
+// gates.go): the size limit, the token redeemed before the body is read
+// (a creation token in the path; a sync's or delete's secret, the first
+// field of its body, read first), the caller's share of the one memory
+// budget, then the body. The door then works on the capabilities the
+// gate redeemed, with the same rights checks, registry, limits, quotas,
+// privacy guard and live revocation as /rpc and /capnweb; its only
+// reach into the store is the session index (sharevat.SessionIndex,
+// index.go), shared by every vat on the store.
 //
 // Routes (the optional prefix /opencode/<creation token> is where
 // opencode's enterprise.url puts the creation right):
