@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"time"
 
 	"github.com/sharevat/sharevat"
 )
@@ -64,7 +63,7 @@ func ImportIndexFile(ctx context.Context, store sharevat.SessionIndex, path stri
 	for _, id := range order {
 		if e, ok := live[id]; ok {
 			s := sharevat.DoorSession{Creator: e.Creator, Session: e.Session, Share: sharevat.ShareID(e.Share),
-				Secret: e.Secret, Link: e.Link, Max: e.Max, Created: time.Time{}}
+				Secret: e.Secret, Link: e.Link, Max: e.Max} // no Created: an open create never joins it
 			if _, err := store.ClaimSession(ctx, s); err != nil {
 				return fmt.Errorf("opencode index %s: %w", path, err)
 			}

@@ -18,8 +18,12 @@ type doorSessionRecord struct {
 
 // EncodeDoorSession is the stored form of s.
 func EncodeDoorSession(s sharevat.DoorSession) []byte {
+	var created int64
+	if !s.Created.IsZero() {
+		created = s.Created.UnixNano()
+	}
 	b, _ := json.Marshal(doorSessionRecord{[]byte(s.Creator), []byte(s.Session), []byte(s.Share),
-		[]byte(s.Secret), []byte(s.Link), s.Max, s.Created.UnixNano()})
+		[]byte(s.Secret), []byte(s.Link), s.Max, created})
 	return b // marshalling byte slices and numbers cannot fail
 }
 
@@ -30,6 +34,10 @@ func DecodeDoorSession(b []byte) (sharevat.DoorSession, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return sharevat.DoorSession{}, sharevat.Errorf(sharevat.EInternal, "a door session entry is damaged")
 	}
-	return sharevat.DoorSession{Creator: string(r.Creator), Session: string(r.Session), Share: sharevat.ShareID(r.Share),
-		Secret: string(r.Secret), Link: string(r.Link), Max: r.Max, Created: time.Unix(0, r.Created).UTC()}, nil
+	s := sharevat.DoorSession{Creator: string(r.Creator), Session: string(r.Session), Share: sharevat.ShareID(r.Share),
+		Secret: string(r.Secret), Link: string(r.Link), Max: r.Max}
+	if r.Created != 0 {
+		s.Created = time.Unix(0, r.Created).UTC()
+	}
+	return s, nil
 }
