@@ -19,6 +19,13 @@ import (
 
 var plainBin = proctest.Once{PkgDir: filepath.Join("..", "..", "cmd", "sharevat")}
 
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	plainBin.Cleanup()
+	os.Exit(code)
+}
+
 // budgetMiB is the vat's --memory-budget in the opencode door's attack.
 const budgetMiB = 512
 
@@ -46,7 +53,6 @@ func TestHostileOpencodeDoor(t *testing.T) {
 		t.Skip("the attack runs 2 × 15 s")
 	}
 	bin := plainBin.Binary(t)
-	t.Cleanup(plainBin.Cleanup)
 	for _, mode := range []string{"open", "token"} {
 		t.Run(mode, func(t *testing.T) { attackDoor(t, bin, mode == "open") })
 	}
