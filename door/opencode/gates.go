@@ -47,9 +47,12 @@ func (d *Door) newGates() gates {
 	base := gate.Options{
 		Door: "opencode",
 		// A body is held twice while parsed (the gate's bytes and the
-		// door's); the items and ops made of it are charged apart, when
-		// known (sync.go), and the state a sync reads too (hold.go).
-		Expansion:   2,
+		// door's), then as the batch the vat appends and what the append
+		// path makes of it; the items and ops made of it are charged
+		// apart, when known (sync.go), and the state a sync reads too
+		// (hold.go). Measured under attack, 2 let the heap pass the
+		// budget.
+		Expansion:   4,
 		Vault:       gate.NewVault(func(peer string) capnp.Client { return d.o.Vat.BootstrapMetered(peer, nil) }),
 		BodyTimeout: d.o.BodyTimeout,
 		CallerShare: d.o.CallerShare,

@@ -44,9 +44,10 @@ const junk = "svt1_aaaaaaaaaaaaaaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 //     5 MiB body; 8 deleting with a junk secret and a 5 MiB body;
 //
 // while a healthy opencode user syncs one small item to its own share
-// every 50 ms. Invariants: the vat's peak VmRSS stays within its
-// baseline plus the budget (it peaked at 1,046 MiB over a 512 MiB budget
-// before the door charged the budget before reading a body); every sync
+// every 50 ms. Invariants: the vat's peak VmRSS stays under the budget
+// (358–417 MiB in 5 runs, baseline 26 MiB; 623 and 655 MiB before the
+// door redeemed the token and charged the budget before reading a
+// body); every sync
 // of the healthy user succeeds (at least 3: the machine is shared); the vat is alive after.
 func TestHostileOpencodeDoor(t *testing.T) {
 	if testing.Short() {
@@ -91,7 +92,7 @@ func attackDoor(t *testing.T, bin string, open bool) {
 	}
 	t.Logf("baseline %s, peak %s (budget %d MiB); healthy user: %d syncs, %d failed (%s)", hostile.MiB(baseline), hostile.MiB(peak), budgetMiB, ok, bad, last)
 	require.NoError(t, rss.Err(), "the vat exited: %s", srv.Log())
-	require.LessOrEqual(t, peak-baseline, int64(budgetMiB)<<20, "peak VmRSS over baseline + budget")
+	require.LessOrEqual(t, peak, int64(budgetMiB)<<20, "peak VmRSS over the budget")
 	require.Zero(t, bad, "a healthy user's sync failed: %s", last)
 	require.GreaterOrEqual(t, ok, int64(3))
 	_, err = hostile.OpencodeCreate(ctx, base, "ses_after")
