@@ -146,7 +146,7 @@ func (d *Door) createNew(ctx context.Context, v schema.Vault, admin schema.Admin
 			return answer{}, err
 		}
 	}
-	c, err := createShare(ctx, admin, "opencode "+session)
+	c, err := createShare(ctx, admin, shareTitle(creator, session))
 	if err != nil {
 		if de := wire.DomainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota
 			return answer{}, fail(http.StatusTooManyRequests, de.Error())
@@ -176,6 +176,16 @@ func (d *Door) createNew(ctx context.Context, v schema.Vault, admin schema.Admin
 		return d.again(ctx, v, r, got)
 	}
 	return answer{ID: string(c.id), URL: d.base(r) + "/share/" + link, Secret: c.owner}, nil
+}
+
+// shareTitle is the title of a share made for session: it names the
+// session, but not on the open door, where the session id is what would
+// let a reader join the share while it is new (joinable).
+func shareTitle(creator, session string) string {
+	if creator == openCreator {
+		return "opencode session"
+	}
+	return "opencode " + session
 }
 
 func createdKey(creator, session string) string { return creator + "\x00" + session }

@@ -7,17 +7,22 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sharevat/sharevat/client"
 )
 
 // TestOpenCreateGivesNoSecretToALinkReader: on --opencode-open the
 // session id is public to whoever reads a share's link (its session
-// item). Invariant: once the share holds anything, a create naming that
+// item). Invariant: before the first sync the share's title names no
+// session (a create answers it again then); once the share holds
+// anything, a create naming that
 // session answers 409 without the secret (nor the link, nor the id), and
 // the share stays: a DELETE with what a reader knows is 401 and the data
 // still answers.
 func TestOpenCreateGivesNoSecretToALinkReader(t *testing.T) {
 	d := startOpen(t)
 	sh := create(t, d.base, "ses_1")
+	require.NotContains(t, linkTitle(t, d, sh), "ses_1", "before its first sync the share names no session")
 	require.Equal(t, http.StatusOK, syncRaw(t, d.base, sh, itSession).status)
 	status, got := items(t, d, sh)
 	require.Equal(t, http.StatusOK, status)
@@ -53,4 +58,16 @@ func TestOpenCreateTwiceAtOnce(t *testing.T) {
 	}
 	require.Equal(t, 1, countShares(t, d.Server))
 	require.True(t, strings.HasPrefix(got[0].Secret, "svt1_"))
+}
+
+// linkTitle is the title a reader of s's link sees.
+func linkTitle(t *testing.T, d *door, s share) string {
+	t.Helper()
+	conn, err := client.Dial(t.Context(), d.URL, nil)
+	require.NoError(t, err)
+	defer conn.Close()
+	r, err := conn.Redeem(t.Context(), slug(s))
+	require.NoError(t, err)
+	defer r.Release()
+	return r.Info.Meta.Title
 }
