@@ -26,7 +26,10 @@ func newCharges(b Budget, share int64) *charges {
 }
 
 // take charges n bytes to caller; false when the caller's share or the
-// budget cannot hold them.
+// budget cannot hold them. A caller that holds nothing may take more
+// than its share (the budget permitting): one request of the largest
+// size always gets through once the caller's others have ended, so a
+// share smaller than a request is a bound on concurrency, not a ban.
 func (c *charges) take(caller string, n int64) bool {
 	if c.budget == nil || n <= 0 {
 		return true
@@ -34,7 +37,7 @@ func (c *charges) take(caller string, n int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	held := c.caller[caller]
-	if c.share > 0 && held+n > c.share {
+	if c.share > 0 && held > 0 && held+n > c.share {
 		return false
 	}
 	if !c.budget.Take(n) {

@@ -16,8 +16,8 @@
 //     Options.Expansion is charged to Options.Budget — the server's one
 //     pool, rpc.MemoryPool — before the body is read, and no caller (one
 //     grant; one remote address without a token) may hold more than
-//     Options.CallerShare of it. Full: 503. Given back when the request
-//     ends.
+//     Options.CallerShare of it, save one request at a time of any size.
+//     Full: 503. Given back when the request ends.
 //  4. The grant's quotas: decided by the vat on the capability call
 //     (vat/quotas.go), which is the only way a door reaches the store:
 //     the door makes its calls on the Pass's capabilities.

@@ -105,8 +105,9 @@ func TestBudgetChargedAndGivenBack(t *testing.T) {
 	require.Equal(t, int64(0), pool.Used(), "the charge is given back")
 }
 
-// One caller may hold no more than its share of the budget; another
-// caller is not held up by it.
+// One caller may hold no more than its share of the budget, save one
+// request of any size when it holds nothing; another caller is not held
+// up by it.
 func TestCallerShare(t *testing.T) {
 	pool := rpc.NewMemoryPool(1 << 20)
 	hold := make(chan struct{})
@@ -122,6 +123,10 @@ func TestCallerShare(t *testing.T) {
 	close(hold)
 	require.Equal(t, http.StatusOK, <-done)
 	require.Equal(t, http.StatusOK, <-done)
+
+	status, _, _ = f.post(t, a, "/", strings.Repeat("y", 300))
+	require.Equal(t, http.StatusOK, status, "a body over the share, from a caller that holds nothing")
+	<-f.door
 }
 
 // A store that cannot check the token answers 503, not 401: the token
