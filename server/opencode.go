@@ -31,7 +31,7 @@ func newDoor(ctx context.Context, v *vat.Vat, db sharevat.SessionIndex, pepper [
 	}
 	if p := rpcH.Pool(); p != nil {
 		o.Budget = p
-		o.CallerShare = p.Limit() / 2 // one caller (a grant, an address) holds at most half
+		o.CallerShare = p.Limit() / 4 // one caller (a grant, an address) holds at most a quarter
 	}
 	return opencodeshare.New(o)
 }

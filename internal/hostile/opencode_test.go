@@ -45,7 +45,7 @@ const junk = "svt1_aaaaaaaaaaaaaaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 //
 // while a healthy opencode user syncs one small item to its own share
 // every 50 ms. Invariants: the vat's peak VmRSS stays under the budget
-// (358–417 MiB in 5 runs, baseline 26 MiB; 623 and 655 MiB before the
+// (271–389 MiB in 6 runs, baseline 26 MiB; 623 and 655 MiB before the
 // door redeemed the token and charged the budget before reading a
 // body); every sync
 // of the healthy user succeeds (at least 3: the machine is shared); the vat is alive after.
