@@ -4,14 +4,17 @@
 # non-root user, data in the /data volume, listening on port 7420 of every
 # interface of the container. docs/deploy.md tells how to run it.
 #
-#   docker build -t sharevat .
+#   make docker            # or: docker build -t sharevat .
 #   docker run -d --name sharevat -p 127.0.0.1:7420:7420 -v sharevat-data:/data sharevat
 #
-# The build context includes .git (see .dockerignore), so that go build
-# stamps the VCS revision into the binary (`sharevat version`). Building
-# from a tree without .git works too (nothing is stamped); where git cannot
-# read .git (a git worktree, whose .git is a file pointing outside the
-# context), build with --build-arg BUILDVCS=false.
+# `make docker` builds it tagged sharevat:<version> and stamps the binary
+# with the same version and commit (--build-arg VERSION and COMMIT, read
+# by internal/version; `sharevat version` prints them). Without them the
+# binary falls back on what go build records: from the .git the context
+# includes (see .dockerignore), a pseudo-version and the revision; from a
+# tree without .git, nothing ("(devel)"). Where git cannot read .git (a
+# git worktree, whose .git is a file pointing outside the context),
+# build with --build-arg BUILDVCS=false.
 
 ARG GO_VERSION=1.26.8
 
@@ -22,8 +25,11 @@ RUN go mod download
 COPY . .
 ARG TARGETOS TARGETARCH
 ARG BUILDVCS=auto
+ARG VERSION= COMMIT=
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -buildvcs=$BUILDVCS -ldflags='-s -w' -o /out/sharevat ./cmd/sharevat
+    go build -trimpath -buildvcs=$BUILDVCS \
+      -ldflags="-s -w -X github.com/sharevat/sharevat/internal/version.version=$VERSION -X github.com/sharevat/sharevat/internal/version.commit=$COMMIT" \
+      -o /out/sharevat ./cmd/sharevat
 # The data directory, 0700 and owned by the runtime user: a new named
 # volume mounted on /data starts as a copy of it.
 RUN install -d -m 0700 -o 65532 -g 65532 /out/root/data

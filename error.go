@@ -80,6 +80,22 @@ func IsCannotCheckToken(err error) bool {
 	return errors.As(err, &e) && e.Code == EUnavailable && e.Message == ErrCannotCheckToken.Message
 }
 
+// ErrAdminAsShare is a vat's answer to the server's admin token
+// redeemed as a share token. Only the admin token's holder hears it (the
+// secret is verified first), so it tells a guesser nothing; every other
+// failed redeem answers alike. It is EUnauthorized to errors.Is; its
+// Message tells it apart (IsAdminAsShare).
+var ErrAdminAsShare = &Error{Code: EUnauthorized,
+	Message: "this is the server's admin token, not a share token: it can only create shares; " +
+		"use a share's token (the owner token 'sharevat create' printed, or one from 'sharevat grant')"}
+
+// IsAdminAsShare reports whether err is ErrAdminAsShare, as answered by
+// a vat (a peer sees it as its wire form).
+func IsAdminAsShare(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == EUnauthorized && e.Message == ErrAdminAsShare.Message
+}
+
 // Error is the domain error. Its Message is safe to show to a peer: it must
 // never hold a secret or internal detail.
 type Error struct {

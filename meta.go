@@ -110,4 +110,9 @@ type Share struct {
 	// Settings are the share's privacy policy and retention
 	// (Store.PutSettings); the zero value redacts and retains everything.
 	Settings Settings
+	// MaxBytes is the op bytes the share may hold (Op.Size of each op
+	// its log holds), a quota fixed when it is created — by the creation
+	// token's bytes per share — and taken by its forks; 0: no limit. The
+	// vat enforces it on every append, whatever the door.
+	MaxBytes int64
 }

@@ -85,8 +85,8 @@ type Entry struct {
 	Digest [32]byte
 }
 
-// Entity is one item of the materialized state: the latest op of its
-// (kind, key).
+// Entity is one item of the materialized state: the op of its (kind,
+// key) that holds the newest version (store/apply's version rule).
 type Entity struct {
 	Kind   string
 	Key    string

@@ -27,8 +27,8 @@ type ShareStore interface {
 	// CreateShare stores s and its owner grant atomically.
 	// s.Head, s.Earliest, s.Deleted, s.DeletedAt, s.ParentID and
 	// s.ForkCursor are ignored (a new share is live, unforked, with an
-	// empty log) and s.OwnerRoot is set to owner.ID; s.Meta and
-	// s.Settings are stored as given.
+	// empty log) and s.OwnerRoot is set to owner.ID; s.Meta,
+	// s.Settings and s.MaxBytes are stored as given.
 	// Errors: EConflict if the share id exists or ever existed (a deleted
 	// share keeps its id) or the grant id exists; EInvalid if an id is
 	// empty, owner.ShareID != s.ID, owner.Epoch != s.Epoch, or s.Settings
@@ -49,6 +49,13 @@ type ShareStore interface {
 	// before the parent's Earliest-1 (its state there is gone), naming
 	// the earliest; EConflict as CreateShare.
 	Fork(ctx context.Context, parent ShareID, at Cursor, s Share, owner Grant) (Share, error)
+	// ForkWithin is Fork within quota q, counted in the fork's own
+	// transaction (so concurrent forks, from one vat or several, cannot
+	// pass it between them); Fork is ForkWithin with no limit. A fork's
+	// bytes stay charged to its tree until it is deleted.
+	// Errors: as Fork; ETooLarge past a limit of q, with the words of
+	// ForkQuotaError, TreeForksQuotaError or TreeBytesQuotaError.
+	ForkWithin(ctx context.Context, parent ShareID, at Cursor, s Share, owner Grant, q ForkQuota) (Share, error)
 	// Children lists the live shares forked from parent, oldest first
 	// (by creation time, then id). Errors: ENotFound if parent does not
 	// exist or is deleted.
@@ -167,21 +174,34 @@ type AppendRequest struct {
 	Privacy Privacy // the share's policy for secret-shaped strings in bodies
 }
 
-// BoundedForker is implemented by a store that several vats share
-// (store/pg): ForkWithin is ShareStore.Fork, refused with ETooLarge
-// ("this share has N live forks (the limit is max); delete some first")
-// when the parent already has max live forks, counted in the transaction
-// that holds the parent, so vats forking one share at once cannot pass
-// the limit between them. A vat alone on its store counts under its own
-// lock instead.
-type BoundedForker interface {
-	ForkWithin(ctx context.Context, parent ShareID, at Cursor, s Share, owner Grant, max int) (Share, error)
+// ForkQuota bounds the forks a Store.ForkWithin may make. A fork tree is
+// a share that was not forked (its root) and every share forked from it,
+// directly or not, deleted ones included; its live forks are charged
+// their count and the bytes each fork copied when it was made (the log
+// records and op-id index entries, as the store holds them). A field < 1
+// is no limit.
+type ForkQuota struct {
+	MaxForks     int   // live forks of the parent
+	MaxTreeForks int   // live forks in the parent's tree, this one included
+	MaxTreeBytes int64 // bytes charged to the parent's tree, this fork's included
 }
 
-// ForkQuotaError is the refusal of a fork past max live forks (n of
-// them), the same words from the vat and from a BoundedForker.
+// ForkQuotaError is the refusal of a fork past max live forks of its
+// parent (n of them), the same words from every store.
 func ForkQuotaError(n, max int) error {
 	return Errorf(ETooLarge, "this share has %d live forks (the limit is %d); delete some first", n, max)
+}
+
+// TreeForksQuotaError is the refusal of a fork past max live forks in
+// its fork tree (n of them).
+func TreeForksQuotaError(n, max int) error {
+	return Errorf(ETooLarge, "this share's fork tree has %d live forks (the limit is %d); delete some first", n, max)
+}
+
+// TreeBytesQuotaError is the refusal of a fork that would charge its
+// fork tree more than max bytes (used already, this fork's need).
+func TreeBytesQuotaError(used, need, max int64) error {
+	return Errorf(ETooLarge, "this fork needs %d bytes and its fork tree holds %d of its %d; delete some forks first", need, used, max)
 }
 
 // AuditStore keeps the audit log.

@@ -56,12 +56,18 @@ type Conn struct {
 	limits *sharevat.Limits // once asked
 }
 
-// Dial connects to the vat at url (ws:// or wss://, path /rpc, as
-// `sharevat serve` prints it) and resolves its Vault. ctx bounds the
-// handshake only; the connection lives until Close or until it fails
-// (Done). Every failure to connect is EUnavailable, its message saying
-// why (a malformed URL, no answer, an upgrade refused).
-func Dial(ctx context.Context, url string, opts *Options) (*Conn, error) {
+// Dial connects to the vat at vatURL, in any form RPCURL takes (its
+// base http(s)://HOST:PORT, or the ws(s)://…/rpc that `sharevat serve`
+// prints, or …/capnweb), at its /rpc endpoint, and resolves its Vault.
+// ctx bounds the handshake only; the connection lives until Close or
+// until it fails (Done). A URL that cannot name a vat is EInvalid; every
+// failure to connect is EUnavailable, its message saying why (no
+// answer, an upgrade refused).
+func Dial(ctx context.Context, vatURL string, opts *Options) (*Conn, error) {
+	url, err := RPCURL(vatURL)
+	if err != nil {
+		return nil, err
+	}
 	rc, err := rpc.Dial(ctx, url, opts.dialOptions())
 	if err != nil {
 		return nil, sharevat.Errorf(sharevat.EUnavailable, "%v", err)

@@ -10,7 +10,7 @@
 // Conn.RedeemAdmin redeems the server's admin token into an *Admin, which
 // creates and lists shares. Every capability dies with its connection.
 //
-//	conn, err := client.Dial(ctx, "ws://127.0.0.1:7420/rpc", nil)
+//	conn, err := client.Dial(ctx, "http://127.0.0.1:7420", nil) // or ws://127.0.0.1:7420/rpc
 //	…
 //	defer conn.Close() // releases every capability of the connection
 //	share, err := conn.Redeem(ctx, token)
@@ -18,6 +18,10 @@
 //	rd, err := share.Reader(ctx)
 //	…
 //	entries, head, err := rd.Read(ctx, 0, 0)
+//
+// The vat's URL may be given in any form every sharevat client takes
+// (url.go, RPCURL): http(s)://HOST:PORT[/PREFIX], or its ws(s)://…/rpc or
+// …/capnweb endpoint; the client speaks /rpc.
 //
 // A Redeemer holds a token instead of a connection: Redeemer.Share dials
 // and redeems on demand, and again whenever the connection died. Code

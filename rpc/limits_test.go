@@ -246,11 +246,38 @@ func TestPipelineTargets(t *testing.T) {
 			require.NoError(t, err, c.name)
 		}
 	}
-	// A call on a question the peer never asked: go-capnp itself ends the
-	// connection (Abort), safely.
+	// A call on a question the peer never asked, safely refused: go-capnp
+	// ends the connection (Abort); rpc/engine, as rpc.c++, fails that
+	// call alone (an exception Return).
 	ws := dialRaw(t, srv.WSURL, nil)
 	writeAll(t, ws, bootstrapMessage(t, 0), rawCall(t, 2, 7, []uint16{3}, addOne, 1, 0))
-	readClose(t, ws)
+	readRefusal(t, ws, 2)
+}
+
+// readRefusal reads until the connection closes or question q is
+// answered, which must be with an exception.
+func readRefusal(tb testing.TB, ws *websocket.Conn, q uint32) {
+	tb.Helper()
+	_ = ws.SetReadDeadline(time.Now().Add(safety))
+	for {
+		_, data, err := ws.ReadMessage()
+		var ce *websocket.CloseError
+		if errors.As(err, &ce) {
+			return
+		}
+		require.NoError(tb, err)
+		msg, err := capnp.Unmarshal(data)
+		require.NoError(tb, err)
+		m, err := rpccp.ReadRootMessage(msg)
+		require.NoError(tb, err)
+		if m.Which() != rpccp.Message_Which_return {
+			continue
+		}
+		if r, err := m.Return(); err == nil && r.AnswerId() == q {
+			require.Equal(tb, rpccp.Return_Which_exception, r.Which(), "the call on an unknown question")
+			return
+		}
+	}
 }
 
 // TestAssembleTimeout: a message whose last frame does not arrive within

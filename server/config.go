@@ -103,6 +103,8 @@ type Peers struct {
 	MaxChildGrants    int           // live grants one grant may mint directly
 	MaxForks          int           // live forks of one share
 	MaxForkDepth      int           // longest chain of forks
+	MaxTreeForks      int           // live forks of one fork tree
+	MaxTreeForkBytes  int64         // bytes one fork tree's live forks copied
 }
 
 // Defaults that are the server's own (the others are the packages').
@@ -138,9 +140,11 @@ func DefaultPeers() Peers {
 		Quotas: vat.Quotas{MaxSubscriptions: vat.MaxSubscriptions, MaxConnSubscriptions: vat.MaxConnSubscriptions,
 			MaxShareSubscriptions: vat.MaxShareSubscriptions, MaxGrantSubscriptions: vat.MaxGrantSubscriptions,
 			PushWindow: vat.PushWindow, ConnPushWindow: vat.ConnPushWindow},
-		MaxChildGrants: vat.DefaultMaxChildGrants,
-		MaxForks:       vat.DefaultMaxForks,
-		MaxForkDepth:   vat.DefaultMaxForkDepth,
+		MaxChildGrants:   vat.DefaultMaxChildGrants,
+		MaxForks:         vat.DefaultMaxForks,
+		MaxForkDepth:     vat.DefaultMaxForkDepth,
+		MaxTreeForks:     vat.DefaultMaxTreeForks,
+		MaxTreeForkBytes: vat.DefaultMaxTreeForkBytes,
 	}
 }
 

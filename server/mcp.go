@@ -6,6 +6,7 @@ import (
 	"capnproto.org/go/capnp/v3"
 
 	mcpdoor "github.com/sharevat/sharevat/door/mcp"
+	"github.com/sharevat/sharevat/internal/version"
 	"github.com/sharevat/sharevat/rpc"
 )
 
@@ -23,7 +24,7 @@ func (s *Server) newMCPHandler() http.Handler {
 		MaxRequestBytes: ReadLimit(s.cfg.Limits),
 		Logger:          s.log,
 		BodyTimeout:     s.cfg.Peers.AssembleTimeout,
-		Options:         mcpdoor.Options{Limits: s.cfg.Limits},
+		Options:         mcpdoor.Options{Limits: s.cfg.Limits, Version: version.String()},
 	}
 	if p := s.rpc.Pool(); p != nil {
 		o.Budget = p // bodies, and each live session mcpdoor.DefaultSessionMemory

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sharevat/sharevat/internal/servertest"
+	"github.com/sharevat/sharevat/internal/version"
 )
 
 // bearer adds a bearer token to every request.
@@ -25,7 +26,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestServeMCPDoor: the server serves MCP at /mcp on the same vat as
 // /rpc: a share created over /rpc is read with its owner token as the
-// bearer; no bearer is refused 401, an Origin from another host 403 as
+// bearer; initialize names the server's version; no bearer is refused 401, an Origin from another host 403 as
 // on every door, and the token reaches no log.
 func TestServeMCPDoor(t *testing.T) {
 	s := servertest.Start(t, servertest.Options{})
@@ -38,6 +39,7 @@ func TestServeMCPDoor(t *testing.T) {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
 	require.NoError(t, err)
 	defer cs.Close()
+	assert.Equal(t, version.String(), cs.InitializeResult().ServerInfo.Version, "serverInfo.version is `sharevat version`'s")
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "share_info"})
 	require.NoError(t, err)
 	require.False(t, res.IsError, "%v", res.Content)

@@ -81,6 +81,7 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.redeems, m.appends, m.ops, m.appendTime, m.commits, m.commitCalls, m.commitOps, m.commitTime,
 		m.revoked, m.bumps, m.caps, m.limits, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(m.retention.collectors()...)
+	m.reg.MustRegister(buildInfo()) // buildinfo.go
 	return m
 }
 

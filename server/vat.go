@@ -25,6 +25,7 @@ func openVat(ctx context.Context, cfg *Config, db *servedStore, m *metrics, log 
 	p := cfg.Peers
 	v, err := vat.New(vat.Config{Store: db.Store, Verifier: verifier, Limits: cfg.Limits, Open: cfg.Open, Logger: log, Observer: m,
 		Quotas: p.Quotas, MaxChildGrants: p.MaxChildGrants, MaxForks: p.MaxForks, MaxForkDepth: p.MaxForkDepth,
+		MaxTreeForks: p.MaxTreeForks, MaxTreeForkBytes: p.MaxTreeForkBytes,
 		Retention: cfg.retention(m.RetentionPassed)})
 	if err != nil {
 		return nil, nil, err

@@ -52,7 +52,7 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 		if err := a.checkCreator(); err != nil {
 			return err
 		}
-		sh, _, m, err := a.vat.createShare(ctx, call.Args(), a.peer)
+		sh, _, m, err := a.vat.createShare(ctx, call.Args(), a.peer, a.bytesPerShare())
 		if err != nil {
 			return err
 		}
@@ -60,12 +60,14 @@ func (a *adminServer) CreateShare(ctx context.Context, call schema.Admin_createS
 	})
 }
 
-// createShare stores a new share with an owner grant at epoch 1.
-func (v *Vat) createShare(ctx context.Context, args schema.Admin_createShare_Params, peer string) (sharevat.Share, sharevat.Grant, sharevat.Minted, error) {
+// createShare stores a new share with an owner grant at epoch 1, which
+// may hold maxBytes bytes of ops (0: no limit; sharebytes.go).
+func (v *Vat) createShare(ctx context.Context, args schema.Admin_createShare_Params, peer string, maxBytes int64) (sharevat.Share, sharevat.Grant, sharevat.Minted, error) {
 	sh, err := v.newShare(args)
 	if err != nil {
 		return sh, sharevat.Grant{}, sharevat.Minted{}, err
 	}
+	sh.MaxBytes = maxBytes
 	g, m, err := v.newGrant(sh.ID, "", sharevat.ScopeOwner, sh.Epoch, time.Time{}, "owner", peer)
 	if err != nil {
 		return sh, g, m, err

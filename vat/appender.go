@@ -34,8 +34,10 @@ func (a *appenderServer) Append(ctx context.Context, call schema.Appender_append
 			return err
 		}
 		start := time.Now()
-		ack, err := a.f.vat.store.Append(ctx, sharevat.AppendRequest{
-			Share: a.f.share(), Batch: batch, Limits: a.f.vat.cfg.Limits, Now: a.f.vat.now(), Privacy: pol,
+		ack, err := a.f.vat.appendWithin(ctx, a.f.share(), batch, func() (sharevat.Ack, error) { // sharebytes.go
+			return a.f.vat.store.Append(ctx, sharevat.AppendRequest{
+				Share: a.f.share(), Batch: batch, Limits: a.f.vat.cfg.Limits, Now: a.f.vat.now(), Privacy: pol,
+			})
 		})
 		if err != nil {
 			return err

@@ -21,7 +21,7 @@ func testLifecycleAudit(t *testing.T, on storeKind) {
 	tv := on.serveConfig(t, nil, d.config(0))
 	a := tv.MustRestore(t, tv.MustCreate(t, "audited"))
 	appendN(t, a, "a", 6, 6, `{}`)
-	reader := tv.MustRestore(t, mustGrant(t, a, sharevat.ScopeRead, 0, "reader").Token)
+	reader := tv.MustRestore(t, mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeAppend, 0, "reader").Token)
 
 	fork, _, err := reader.Fork(bg, 2, sharevat.MetaPatch{})
 	require.NoError(t, err)

@@ -20,6 +20,9 @@ func (v *Vat) guard(ctx context.Context, method string, fn func() error) (err er
 	return v.public(ctx, method, fn())
 }
 
+// errCancelled is the answer to a call its caller cancelled.
+var errCancelled = sharevat.Errorf(sharevat.EUnavailable, "call cancelled")
+
 // public translates err into what a peer may see: domain errors pass
 // (their text is "code: message"); cancellation becomes unavailable;
 // anything else is logged in full and sent as "internal: internal error".
@@ -31,7 +34,7 @@ func (v *Vat) public(ctx context.Context, method string, err error) error {
 	case errors.As(err, &de):
 		return de
 	case ctx.Err() != nil:
-		return sharevat.Errorf(sharevat.EUnavailable, "call cancelled")
+		return errCancelled
 	default:
 		v.log.Error("internal error", "method", method, "err", err)
 		return sharevat.ErrInternal

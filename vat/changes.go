@@ -2,6 +2,7 @@ package vat
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -186,14 +187,15 @@ func (r *registry) forgetShare(id sharevat.ShareID) int {
 }
 
 // recheck is get's check while the vat is unsynced: it reads lg's grant
-// chain and share again, ending what the store says is dead, and
-// answers errDead if lg is.
+// chain and the shares of its grants again (a fork root's chain reaches
+// into the parent share: forkroot.go), ending what the store says is
+// dead, and answers errDead if lg is.
 func (r *registry) recheck(ctx context.Context, lg *liveGrant) error {
 	if err := r.reread(ctx, lg); err != nil {
 		return err
 	}
-	if !lg.g.IsAdmin() {
-		r.reloadShare(ctx, lg.g.ShareID)
+	for _, id := range r.chainShares(lg) {
+		r.reloadShare(ctx, id)
 	}
 	if !lg.alive(r.v.now()) {
 		return errDead
@@ -216,6 +218,19 @@ func (r *registry) reread(ctx context.Context, lg *liveGrant) error {
 		lg = r.cached(lg.g.Parent)
 	}
 	return nil
+}
+
+// chainShares lists the shares of lg and its cached ancestors, once
+// each, admin grants' (none) left out.
+func (r *registry) chainShares(lg *liveGrant) []sharevat.ShareID {
+	var out []sharevat.ShareID
+	for depth := 0; lg != nil && depth <= maxGrantDepth; depth++ {
+		if id := lg.g.ShareID; id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+		lg = r.cached(lg.g.Parent)
+	}
+	return out
 }
 
 // cached returns the cached grant id, or nil ("" is nil).

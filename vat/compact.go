@@ -51,6 +51,7 @@ func (v *Vat) compact(ctx context.Context, id sharevat.ShareID, before sharevat.
 		return sh.Earliest, 0, sharevat.Errorf(sharevat.EInvalid, "cannot compact before cursor %d: the head is %d", before, sh.Head)
 	}
 	earliest, dropped := sh.Earliest, uint64(0)
+	defer v.byteCounts.forget(id) // the bytes it held are counted again (sharebytes.go)
 	for earliest < before {
 		if err := ctx.Err(); err != nil {
 			return earliest, dropped, context.Cause(ctx)

@@ -30,7 +30,7 @@ const CreatorScope = sharevat.ScopeAppend
 // CreateQuota bounds what one creation token may create.
 type CreateQuota struct {
 	SharesPerHour int   // shares created in any hour; 0: unlimited
-	BytesPerShare int64 // op bytes one share made with it may hold (enforced by the door that appends); 0: unlimited
+	BytesPerShare int64 // op bytes one share made with it may hold (Share.MaxBytes, enforced by the vat on every append); 0: unlimited
 }
 
 // CreateToken is a creation token as listed: its grant and its quota.
@@ -229,6 +229,16 @@ func (w *createWindow) take(id sharevat.GrantID, limit int, now time.Time) bool 
 	}
 	w.seen[id] = append(keep, now)
 	return true
+}
+
+// bytesPerShare is the byte limit of a share this Admin creates: its
+// creation token's bytes per share, else none.
+func (a *adminServer) bytesPerShare() int64 {
+	if a.lg == nil || !isCreator(&a.lg.g) {
+		return 0
+	}
+	_, q, _ := parseCreatorLabel(a.lg.g.Label)
+	return q.BytesPerShare
 }
 
 // checkCreator refuses a creation token's create past its hourly quota.

@@ -28,6 +28,7 @@ func (v *Vat) deleteShare(ctx context.Context, f *facet) error {
 		return err
 	}
 	v.settings.drop(id)
+	v.forgetBytes(id)
 	v.obs.Revoked(n)
 	v.audit(ctx, sharevat.AuditRecord{Action: sharevat.AuditDelete, ShareID: id, GrantID: f.lg.g.ID, Scope: f.rights,
 		Epoch: f.lg.g.Epoch, Peer: f.peer, Result: "ok"})

@@ -3,8 +3,7 @@ package vat
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/sharevat/sharevat"
@@ -13,9 +12,10 @@ import (
 	"github.com/sharevat/sharevat/wire"
 )
 
-// Fork quotas (docs/decisions.md, "Session lifecycle"). Forking needs
-// only read, so a reader can make the vat store new shares; these bound
-// what one share, and one chain of forks, can make it store.
+// Fork quotas (docs/decisions.md, "Session lifecycle"). Forking makes
+// the vat store a copy, new durable state, so it needs append as well as
+// read; these bound what one share, one chain of forks and one fork tree
+// can make it store, counted by the store in the fork's transaction.
 const (
 	// DefaultMaxForks is the default of Config.MaxForks: the live shares
 	// forked directly from one share.
@@ -23,22 +23,23 @@ const (
 	// DefaultMaxForkDepth is the default of Config.MaxForkDepth: how long
 	// a chain of forks (a fork of a fork of …) may grow.
 	DefaultMaxForkDepth = 64
+	// DefaultMaxTreeForks is the default of Config.MaxTreeForks: the live
+	// forks of one fork tree.
+	DefaultMaxTreeForks = 100
+	// DefaultMaxTreeForkBytes is the default of Config.MaxTreeForkBytes:
+	// the bytes one fork tree's live forks copied.
+	DefaultMaxTreeForkBytes = 256 << 20
 )
 
-// forkLocks serialize the forks of one parent (by hash), so that two
-// concurrent forks cannot both pass the quota check.
-type forkLocks [64]sync.Mutex
-
-func (l *forkLocks) of(id sharevat.ShareID) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return &l[h.Sum32()%uint32(len(l))]
-}
+// ForkScope is the right Share.fork needs: read what is copied, and
+// append, since the copy is new durable state (docs/decisions.md).
+const ForkScope = sharevat.ScopeRead | sharevat.ScopeAppend
 
 // Fork creates a new share holding this share's ops up to a cursor; it
-// needs read. The caller gets the fork's owner capability and token.
+// needs ForkScope. The caller gets the fork's owner capability and token; a
+// fork made through a delegated grant dies with that grant (forkroot.go).
 func (s *shareServer) Fork(ctx context.Context, call schema.Share_fork) error {
-	return s.f.run(ctx, "Share.fork", sharevat.ScopeRead, func(ctx context.Context) error {
+	return s.f.run(ctx, "Share.fork", ForkScope, func(ctx context.Context) error {
 		if err := s.f.vat.checkCapRoom(s.f.conn); err != nil {
 			return err
 		}
@@ -63,21 +64,18 @@ func (s *shareServer) Fork(ctx context.Context, call schema.Share_fork) error {
 // and audits it.
 func (v *Vat) fork(ctx context.Context, f *facet, at sharevat.Cursor, patch sharevat.MetaPatch) (sharevat.Share, sharevat.Minted, error) {
 	parentID := f.share()
-	mu := v.forks.of(parentID)
-	mu.Lock()
-	defer mu.Unlock()
 	parent, err := v.store.Share(ctx, parentID)
 	if err != nil {
 		return parent, sharevat.Minted{}, err
 	}
-	if err := v.checkForkQuota(ctx, parent); err != nil {
+	if err := v.checkForkDepth(ctx, parent); err != nil {
 		return parent, sharevat.Minted{}, err
 	}
 	sh, err := v.forkRecord(parent, patch)
 	if err != nil {
 		return sh, sharevat.Minted{}, err
 	}
-	g, m, err := v.newGrant(sh.ID, "", sharevat.ScopeOwner, sh.Epoch, time.Time{}, "owner", f.peer)
+	g, m, err := v.newGrant(sh.ID, forkRootOf(&f.lg.g), sharevat.ScopeOwner, sh.Epoch, time.Time{}, "owner", f.peer)
 	if err != nil {
 		return sh, m, err
 	}
@@ -89,19 +87,28 @@ func (v *Vat) fork(ctx context.Context, f *facet, at sharevat.Cursor, patch shar
 	return sh, m, nil
 }
 
-// storeFork stores the fork; a store several vats share counts the
-// parent's live forks in the same transaction (sharevat.BoundedForker),
-// as this vat's lock cannot serialize the others' forks.
+// storeFork stores the fork within the fork quotas, which the store
+// counts in the fork's own transaction, so that concurrent forks, of
+// this vat or of others on the same store, cannot pass them.
 func (v *Vat) storeFork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, sh sharevat.Share, g sharevat.Grant) (sharevat.Share, error) {
-	bf, ok := v.store.(sharevat.BoundedForker)
-	if !ok || v.cfg.MaxForks <= 0 {
-		return v.store.Fork(ctx, parent, at, sh, g)
-	}
-	sh, err := bf.ForkWithin(ctx, parent, at, sh, g, v.cfg.MaxForks)
+	q := sharevat.ForkQuota{MaxForks: v.cfg.MaxForks, MaxTreeForks: v.cfg.MaxTreeForks, MaxTreeBytes: v.cfg.MaxTreeForkBytes}
+	sh, err := v.store.ForkWithin(ctx, parent, at, sh, g, q)
 	if sharevat.ErrorCode(err) == sharevat.ETooLarge {
-		v.obs.LimitHit(LimitForks)
+		v.obs.LimitHit(forkLimit(err))
 	}
 	return sh, err
+}
+
+// forkLimit names the fork quota a store's tooLarge refusal hit (by the
+// words of sharevat's TreeForksQuotaError and TreeBytesQuotaError).
+func forkLimit(err error) string {
+	switch msg := sharevat.ErrorMessage(err); {
+	case strings.Contains(msg, "fork tree has"):
+		return LimitTreeForks
+	case strings.Contains(msg, "fork tree holds"):
+		return LimitTreeForkBytes
+	}
+	return LimitForks
 }
 
 // forkRecord builds the new share: the parent's metadata and settings,
@@ -119,25 +126,13 @@ func (v *Vat) forkRecord(parent sharevat.Share, patch sharevat.MetaPatch) (share
 	if err != nil {
 		return sharevat.Share{}, fmt.Errorf("share id: %w", err)
 	}
-	return sharevat.Share{ID: sharevat.ShareID(id), Meta: meta, Epoch: 1, Settings: parent.Settings}, nil
+	return sharevat.Share{ID: sharevat.ShareID(id), Meta: meta, Epoch: 1, Settings: parent.Settings, MaxBytes: parent.MaxBytes}, nil
 }
 
-// checkForkQuota refuses a fork past Config.MaxForks live forks of
-// parent or Config.MaxForkDepth forks deep (ETooLarge). The depth walk
-// reads at most MaxForkDepth shares; deleted ancestors count. A
-// BoundedForker store counts the forks itself, in the fork (storeFork).
-func (v *Vat) checkForkQuota(ctx context.Context, parent sharevat.Share) error {
-	_, counts := v.store.(sharevat.BoundedForker)
-	if n := v.cfg.MaxForks; n > 0 && !counts {
-		kids, err := v.store.Children(ctx, parent.ID)
-		if err != nil {
-			return err
-		}
-		if len(kids) >= n {
-			v.obs.LimitHit(LimitForks)
-			return sharevat.ForkQuotaError(len(kids), n)
-		}
-	}
+// checkForkDepth refuses a fork of parent Config.MaxForkDepth forks deep
+// (ETooLarge). The walk reads at most MaxForkDepth shares; deleted
+// ancestors count.
+func (v *Vat) checkForkDepth(ctx context.Context, parent sharevat.Share) error {
 	max := v.cfg.MaxForkDepth
 	if max <= 0 {
 		return nil

@@ -24,23 +24,28 @@ func readAllOps(t *testing.T, sh *client.Share) []sharevat.Entry {
 	return all
 }
 
-// TestForkByReadOnlyDelegate: a read-only token may fork (docs/decisions.md,
-// "Session lifecycle"): the fork's owner token holds every right on the
-// fork and none on the parent; the fork records its parent and cursor,
-// keeps the parent's metadata unless overridden, and is idle. Children
-// lists it for any reader of the parent. A token without read may not fork.
-func TestForkByReadOnlyDelegate(t *testing.T) { onEachStore(t, testForkByReadOnlyDelegate) }
+// TestForkByDelegate: a token with read and append may fork
+// (docs/decisions.md, "Session lifecycle"): the fork's owner token holds
+// every right on the fork and nothing more on the parent; the fork
+// records its parent and cursor, keeps the parent's metadata unless
+// overridden, and is idle. Children lists it for any reader of the
+// parent. A read-only token may not fork (a fork is new durable state:
+// issue 32, a reader filled the disk with forks), nor one without read.
+func TestForkByDelegate(t *testing.T) { onEachStore(t, testForkByDelegate) }
 
-func testForkByReadOnlyDelegate(t *testing.T, on storeKind) {
+func testForkByDelegate(t *testing.T, on storeKind) {
 	tv := on.serve(t, sharevat.Limits{}, nil)
 	a := tv.MustRestore(t, tv.MustCreate(t, "parent"))
 	appendEvents(t, a, "e1", "e2", "e3")
 	_, err := a.Update(bg, sharevat.MetaPatch{Status: sharevat.StatusBusy})
 	require.NoError(t, err)
+	forker := tv.MustRestore(t, mustGrant(t, a, sharevat.ScopeRead|sharevat.ScopeAppend, 0, "forker").Token)
 	reader := tv.MustRestore(t, mustGrant(t, a, sharevat.ScopeRead, 0, "reader").Token)
+	_, _, err = reader.Fork(bg, 2, sharevat.MetaPatch{})
+	isCode(t, err, sharevat.ErrPermissionDenied, "a read-only fork")
 
 	title := "my fork"
-	fork, m, err := reader.Fork(bg, 2, sharevat.MetaPatch{Title: &title})
+	fork, m, err := forker.Fork(bg, 2, sharevat.MetaPatch{Title: &title})
 	require.NoError(t, err)
 	defer fork.Release()
 	assert.Equal(t, sharevat.ScopeOwner, m.Scope, "the forker owns the fork")
@@ -49,12 +54,9 @@ func testForkByReadOnlyDelegate(t *testing.T, on storeKind) {
 	assert.Equal(t, sharevat.Cursor(2), fork.Info.Head)
 	assert.Equal(t, "my fork", fork.Info.Meta.Title)
 	assert.Equal(t, sharevat.StatusIdle, fork.Info.Meta.Status, "a fork starts idle")
-	appendEvents(t, fork, "f3") // the fork's owner appends to the fork …
-	_, _, err = reader.Fetch(bg)
-	require.NoError(t, err)
-	app, err := reader.Appender(bg) // … while the reader still cannot append to the parent
+	appendEvents(t, fork, "f3")                           // the fork's owner appends to the fork …
+	_, err = forker.Grant(bg, sharevat.ScopeRead, 0, "x") // … and still cannot delegate on the parent
 	isCode(t, err, sharevat.ErrPermissionDenied, "the forker gains nothing on the parent")
-	assert.Nil(t, app)
 
 	kids, err := reader.Children(bg)
 	require.NoError(t, err)
@@ -73,7 +75,7 @@ func testForkByReadOnlyDelegate(t *testing.T, on storeKind) {
 	require.NoError(t, err)
 	require.NotEmpty(t, recs)
 	assert.Equal(t, sharevat.AuditAction("fork"), recs[0].Action)
-	assert.Equal(t, reader.Access.GrantID, recs[0].Parent, "the audit names the grant that forked")
+	assert.Equal(t, forker.Access.GrantID, recs[0].Parent, "the audit names the grant that forked")
 }
 
 // TestForkQuotas: a share has at most MaxForks live forks and a chain of
@@ -120,8 +122,10 @@ func testForkOutOfRange(t *testing.T, on storeKind) {
 // TestDeleteCutsEverythingLive: deleting a share kills, at once, the
 // deleter's own capability, a delegate's capabilities and facets, and
 // their subscriptions (which end revoked), exactly as an epoch bump does;
-// its tokens no longer redeem; it stays listed as deleted; its fork lives
-// on; a token without admin may not delete.
+// its tokens no longer redeem; it stays listed as deleted; the owner's
+// fork lives on, the delegate's dies with the delegate's grant (what a
+// grant's holder makes through it is revoked with it); a token without
+// admin may not delete.
 func TestDeleteCutsEverythingLive(t *testing.T) { onEachStore(t, testDeleteCutsEverythingLive) }
 
 func testDeleteCutsEverythingLive(t *testing.T, on storeKind) {
@@ -134,7 +138,9 @@ func testDeleteCutsEverythingLive(t *testing.T, on storeKind) {
 	require.NoError(t, err)
 	sub, got := subscribeAs(t, tv, bm.Token)
 	got.waitFor(t, 5)
-	fork, _, err := b.Fork(bg, 5, sharevat.MetaPatch{})
+	fork, _, err := a.Fork(bg, 5, sharevat.MetaPatch{})
+	require.NoError(t, err)
+	bFork, _, err := b.Fork(bg, 5, sharevat.MetaPatch{})
 	require.NoError(t, err)
 
 	isCode(t, b.Delete(bg), sharevat.ErrPermissionDenied, "delete without admin")
@@ -148,6 +154,8 @@ func testDeleteCutsEverythingLive(t *testing.T, on storeKind) {
 	isCode(t, err, sharevat.ErrRevoked, "B's reader")
 	_, err = tv.MustDial(t).Redeem(bg, bm.Token)
 	isCode(t, err, sharevat.ErrUnauthorized, "B's token")
+	_, _, err = bFork.Fetch(bg)
+	isCode(t, err, sharevat.ErrRevoked, "B's fork")
 
 	assert.Len(t, readAllOps(t, fork), 5, "the fork lives on")
 	info, _, err := fork.Fetch(bg)

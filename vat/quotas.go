@@ -32,8 +32,11 @@ const (
 	LimitConnSubscriptions  = "conn_subscriptions"
 	LimitShareSubscriptions = "share_subscriptions"
 	LimitGrantSubscriptions = "grant_subscriptions"
-	LimitForks              = "forks"      // Config.MaxForks
-	LimitForkDepth          = "fork_depth" // Config.MaxForkDepth
+	LimitForks              = "forks"           // Config.MaxForks
+	LimitForkDepth          = "fork_depth"      // Config.MaxForkDepth
+	LimitTreeForks          = "tree_forks"      // Config.MaxTreeForks
+	LimitTreeForkBytes      = "tree_fork_bytes" // Config.MaxTreeForkBytes
+	LimitShareBytes         = "share_bytes"     // sharevat.Share.MaxBytes
 )
 
 // Quotas bound what one peer can make the vat hold. A subscribe over a

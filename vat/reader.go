@@ -85,7 +85,7 @@ func entrySize(e *sharevat.Entry) int {
 	return len(e.OpID) + len(e.BatchID) + len(e.Kind) + len(e.Key) + len(e.Body) + 64
 }
 
-// Snapshot returns the materialized state: the latest entity of every
+// Snapshot returns the materialized state: the newest version of every
 // (kind, key), deletes applied. A state larger than the read budget is
 // ETooLarge: read the log instead.
 func (r *readerServer) Snapshot(ctx context.Context, call schema.Reader_snapshot) error {

@@ -130,6 +130,7 @@ func (r *registry) load(ctx context.Context, id sharevat.GrantID, depth int) (*l
 // (or, for a root grant, its share epoch's) context.
 type parent struct {
 	ctx     context.Context
+	also    context.Context // nil, or a second context whose end ends the grant too (a fork root's share epoch)
 	expires time.Time
 	depth   int
 }
@@ -153,7 +154,10 @@ func (r *registry) parentOf(ctx context.Context, g *sharevat.Grant, depth int) (
 	if err != nil {
 		return parent{}, err
 	}
-	if p.g.ShareID != g.ShareID || p.g.Epoch != g.Epoch {
+	if p.g.ShareID != g.ShareID {
+		return r.forkRootParent(ctx, g, p) // forkroot.go
+	}
+	if p.g.Epoch != g.Epoch {
 		return parent{}, errDead
 	}
 	return parent{ctx: p.ctx, expires: p.expires, depth: p.depth}, nil
@@ -189,6 +193,10 @@ func newLiveShare(root context.Context, epoch sharevat.Epoch) *liveShare {
 
 func (r *registry) insert(g sharevat.Grant, p parent) *liveGrant {
 	ctx, cancel := context.WithCancelCause(p.ctx)
+	if p.also != nil {
+		stop := context.AfterFunc(p.also, func() { cancel(errDead) })
+		context.AfterFunc(ctx, func() { stop() })
+	}
 	lg := &liveGrant{g: g, expires: earliest(p.expires, g.ExpiresAt), depth: p.depth + 1, ctx: ctx, cancel: cancel}
 	r.mu.Lock()
 	r.grants[g.ID] = lg

@@ -33,16 +33,17 @@ func (r *registry) revoke(ctx context.Context, ids []sharevat.GrantID) error {
 	return nil
 }
 
-// bump advances a share's epoch, storing owner as the new owner grant,
+// bump advances a share's epoch, storing owner's grant (made from the
+// share before the bump, for the epoch after it) as the new owner grant,
 // and cancels every live grant of the earlier epochs.
-func (r *registry) bump(ctx context.Context, id sharevat.ShareID, owner func(sharevat.Epoch) (sharevat.Grant, error)) (sharevat.Share, error) {
+func (r *registry) bump(ctx context.Context, id sharevat.ShareID, owner func(old sharevat.Share) (sharevat.Grant, error)) (sharevat.Share, error) {
 	r.loadMu.Lock()
 	defer r.loadMu.Unlock()
 	sh, err := r.v.store.Share(ctx, id)
 	if err != nil {
 		return sh, err
 	}
-	g, err := owner(sh.Epoch + 1)
+	g, err := owner(sh)
 	if err != nil {
 		return sh, err
 	}

@@ -34,7 +34,20 @@ func (f *facet) visibleGrants(ctx context.Context) ([]sharevat.Grant, error) {
 	if f.rights.Has(sharevat.ScopeAdmin) {
 		return f.vat.store.Grants(ctx, f.share())
 	}
-	return f.vat.store.Subtree(ctx, f.lg.g.ID)
+	below, err := f.vat.store.Subtree(ctx, f.lg.g.ID)
+	return ofShare(below, f.share()), err
+}
+
+// ofShare keeps the grants of share: a subtree also holds the roots of
+// forks made through its grants (forkroot.go), which are another share's.
+func ofShare(grants []sharevat.Grant, share sharevat.ShareID) []sharevat.Grant {
+	out := grants[:0]
+	for _, g := range grants {
+		if g.ShareID == share {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // freshen merges the in-memory last-use times into grants, and saves
@@ -138,8 +151,12 @@ func (s *shareServer) BumpEpoch(ctx context.Context, call schema.Share_bumpEpoch
 // (by is the grant that asked: a share admin's, or the server admin's).
 func (v *Vat) bumpEpoch(ctx context.Context, share sharevat.ShareID, by sharevat.GrantID, peer string) (sharevat.Share, sharevat.Minted, error) {
 	var m sharevat.Minted
-	sh, err := v.reg.bump(ctx, share, func(epoch sharevat.Epoch) (sharevat.Grant, error) {
-		g, minted, err := v.newGrant(share, "", sharevat.ScopeOwner, epoch, time.Time{}, "owner", peer)
+	sh, err := v.reg.bump(ctx, share, func(old sharevat.Share) (sharevat.Grant, error) {
+		parent, err := v.ownerParent(ctx, old.OwnerRoot) // forkroot.go
+		if err != nil {
+			return sharevat.Grant{}, err
+		}
+		g, minted, err := v.newGrant(share, parent, sharevat.ScopeOwner, old.Epoch+1, time.Time{}, "owner", peer)
 		m = minted
 		return g, err
 	})

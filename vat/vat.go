@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"capnproto.org/go/capnp/v3"
@@ -55,6 +56,15 @@ type Config struct {
 	// that many forks deep cannot be forked. Zero: 64
 	// (DefaultMaxForkDepth); negative: unlimited.
 	MaxForkDepth int
+	// MaxTreeForks caps the live forks of one fork tree (a share that was
+	// not forked and every share forked from it, at any depth), so no
+	// holder can grow the disk by forking forks. Zero: 100
+	// (DefaultMaxTreeForks); negative: unlimited.
+	MaxTreeForks int
+	// MaxTreeForkBytes caps the bytes one fork tree's live forks copied
+	// when they were made (sharevat.ForkQuota). Zero: 256 MiB
+	// (DefaultMaxTreeForkBytes); negative: unlimited.
+	MaxTreeForkBytes int64
 	// Retention configures the background compaction of shares whose
 	// settings retain only recent ops (retention.go); zero fields take
 	// defaults.
@@ -73,8 +83,6 @@ type Vat struct {
 	caps  liveCaps
 	// auditor writes audit records in batches (auditlog.go).
 	auditor *auditWriter
-	// forks serializes the forks of one share (fork.go).
-	forks forkLocks
 	// settings caches each share's settings for the append path
 	// (settings.go).
 	settings *settingsCache
@@ -82,6 +90,11 @@ type Vat struct {
 	retention *retainer
 	// creates counts the shares of each creation token (creator.go).
 	creates createWindow
+	// byteCounts count the bytes of shares with a byte limit, and limits
+	// cache each share's limit (sharebytes.go).
+	byteCounts byteCounts
+	limitsMu   sync.RWMutex
+	limits     map[sharevat.ShareID]int64
 	// changes follows a store shared with other vats (changes.go); nil
 	// for a store only this vat writes.
 	changes *changeFollower
@@ -138,6 +151,12 @@ func setDefaults(cfg *Config) {
 	}
 	if cfg.MaxForkDepth == 0 {
 		cfg.MaxForkDepth = DefaultMaxForkDepth
+	}
+	if cfg.MaxTreeForks == 0 {
+		cfg.MaxTreeForks = DefaultMaxTreeForks
+	}
+	if cfg.MaxTreeForkBytes == 0 {
+		cfg.MaxTreeForkBytes = DefaultMaxTreeForkBytes
 	}
 	cfg.Retention = cfg.Retention.withDefaults()
 }

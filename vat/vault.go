@@ -40,7 +40,7 @@ func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
 		}
 		sh, err := s.vat.store.Share(ctx, lg.g.ShareID)
 		if err != nil {
-			return s.redeemFailed(err)
+			return s.redeemFailed(ctx, err)
 		}
 		res, err := call.AllocResults()
 		if err != nil {
@@ -62,7 +62,9 @@ func (s *vault) Restore(ctx context.Context, call schema.Vault_restore) error {
 // against the stored verifier. Every failure of the token is errRedeem,
 // a store failure errCannotCheck (redeemFailed); an unknown or
 // dead grant still pays for one keyed hash, so that timing does not tell
-// it from a wrong secret.
+// it from a wrong secret. The server's admin token redeemed as a share
+// token answers sharevat.ErrAdminAsShare: its secret is verified, so only
+// its holder learns that.
 func (s *vault) redeem(ctx context.Context, text func() (string, error), admin bool) (*liveGrant, error) {
 	raw, err := text()
 	if err != nil {
@@ -77,11 +79,16 @@ func (s *vault) redeem(ctx context.Context, text func() (string, error), admin b
 	lg, err := s.vat.reg.get(ctx, tok.GrantID)
 	if err != nil {
 		s.vat.cfg.Verifier.Verify(tok, nil)
-		err = s.redeemFailed(err)
+		err = s.redeemFailed(ctx, err)
 		s.auditRedeem(ctx, sharevat.Grant{ID: tok.GrantID}, err)
 		return nil, err
 	}
-	if !s.vat.cfg.Verifier.Verify(tok, lg.g.Verifier) || lg.g.IsAdmin() != admin {
+	verified := s.vat.cfg.Verifier.Verify(tok, lg.g.Verifier)
+	if verified && lg.g.IsAdmin() && !admin {
+		s.auditRedeem(ctx, lg.g, sharevat.ErrAdminAsShare)
+		return nil, sharevat.ErrAdminAsShare
+	}
+	if !verified || lg.g.IsAdmin() != admin {
 		s.auditRedeem(ctx, lg.g, errRedeem)
 		return nil, errRedeem
 	}
@@ -95,8 +102,16 @@ func (s *vault) redeem(ctx context.Context, text func() (string, error), admin b
 // errRedeem. A store that could not answer is not the token's failure:
 // it is logged and answers errCannotCheck (unavailable), so that no
 // client is told to give up a valid token; stored data that failed its
-// check answers corrupt.
-func (s *vault) redeemFailed(err error) error {
+// check answers corrupt. A redeem its caller cancelled is the caller's
+// doing, not the store's: it is logged at debug only and answers
+// errCancelled, as every cancelled call does (the same for every token,
+// so it tells nothing of the token; and unavailable, so no client that
+// still hears it gives up a valid token).
+func (s *vault) redeemFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		s.vat.log.Debug("redeem: cancelled by the caller")
+		return errCancelled
+	}
 	switch sharevat.ErrorCode(err) {
 	case sharevat.ENotFound, sharevat.ERevoked, sharevat.EUnauthorized, sharevat.EInvalid, sharevat.EPermissionDenied:
 		return errRedeem

@@ -6,12 +6,12 @@
 // the suite at it. TestTypeCheck type-checks the plugin's JavaScript
 // (checkJs, strict) with the pinned TypeScript compiler.
 //
-// The plugin depends on @sharevat/client (clients/typescript, linked by
-// "file:../typescript"): needNode compiles that package (tsc → dist/) once
-// per test binary, so the order in which CI runs `npm ci` does not matter.
-// Every test skips, with a NOTICE, when node or a node_modules is missing
-// (run `npm ci` here and in clients/typescript); CI installs them. See
-// README.md.
+// The plugin depends on @sharevat/client ("^0.1.0"), which the npm
+// workspace of clients/ links to clients/typescript (clients/node_modules/
+// @sharevat/client): needNode compiles that package (tsc → dist/) once
+// per test binary. Every test skips, with a NOTICE, when node or a
+// node_modules is missing (run `npm ci` in clients/); CI installs them.
+// See README.md.
 package opencodeplugin_test
 
 import (
@@ -37,8 +37,18 @@ import (
 // what is missing and how to get it.
 func needNode(t *testing.T) string {
 	t.Helper()
-	node := nodetest.Need(t, ".", "clients/opencode-plugin", "the opencode plugin's suites", "capnweb", "ws", "typescript", "@sharevat/client")
-	nodetest.Need(t, clientDir, "clients/typescript", "the plugin's @sharevat/client build", "capnweb", "ws", "typescript")
+	node := nodetest.Need(t, ".", "clients", "the opencode plugin's suites")
+	for _, dep := range []string{
+		"node_modules/capnweb", "node_modules/ws", "node_modules/typescript",
+		"../node_modules/@sharevat/client", // the workspace's link to clients/typescript
+		"../typescript/node_modules/capnweb", "../typescript/node_modules/ws", "../typescript/node_modules/typescript",
+	} {
+		if _, err := os.Stat(filepath.Join(dep, "package.json")); err != nil {
+			// npm ci in one package of the workspace removes the other's
+			// node_modules: the whole workspace is installed at once.
+			nodetest.Missing(t, "clients/opencode-plugin/"+dep+" is missing: the opencode plugin's suites did not run; run `(cd clients && npm ci)`")
+		}
+	}
 	built.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/sharevat/sharevat/internal/version"
 )
 
 // The command line is built with cobra (github.com/spf13/cobra): it gives
@@ -58,7 +60,7 @@ func newRoot(env *Env) *cobra.Command {
 		Use:           "sharevat",
 		Short:         "durable, capability-secured session shares",
 		Long:          rootLong,
-		Version:       versionString(),
+		Version:       version.String(),
 		Args:          unknownCommand,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -71,7 +73,7 @@ func newRoot(env *Env) *cobra.Command {
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	root.SetVersionTemplate("sharevat {{.Version}}\n")
+	root.SetVersionTemplate(versionText())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usagef("%v; run 'sharevat help %s'", err, c.Name())
 	})

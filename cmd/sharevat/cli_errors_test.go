@@ -22,20 +22,19 @@ func oneLineErr(t *testing.T, stderr string) string {
 	return line
 }
 
-// TestServerURLSaysTheFix: a server URL that cannot be the vat's —
-// http://, no scheme, no /rpc path — exits 2 before anything is dialled,
-// with the URL to use. Nothing listens at these URLs: before,
-// each was a dial failure (exit 1) that did not say what was wrong. It
-// holds for a command that dials (read, create) and for append, which
-// stores its ops before it dials.
+// TestServerURLSaysTheFix: a server URL that cannot name the vat — no
+// scheme, another scheme, a query — exits 2 before anything is dialled,
+// with the URL to use. Nothing listens at these URLs: before, each was a
+// dial failure (exit 1) that did not say what was wrong. It holds for a
+// command that dials (read, create) and for append, which stores its ops
+// before it dials. (http://, and ws:// without /rpc, name the vat:
+// TestServerURLEveryForm.)
 func TestServerURLSaysTheFix(t *testing.T) {
 	token := vattest.WrongSecret(someToken(t)) // well-formed, never accepted: one for every case
 	for _, tc := range []struct{ url, want string }{
-		{"http://127.0.0.1:1/rpc", "use ws://127.0.0.1:1/rpc (or wss:// for https)"},
-		{"https://vat.example:443/rpc", "use wss://vat.example:443/rpc"},
-		{"127.0.0.1:1", "use ws://127.0.0.1:1/rpc"},
-		{"ws://127.0.0.1:1", "the vat answers at the path /rpc; use ws://127.0.0.1:1/rpc"},
-		{"ws://127.0.0.1:1/", "use ws://127.0.0.1:1/rpc"},
+		{"127.0.0.1:1", `the vat URL "127.0.0.1:1" has no scheme: use http://127.0.0.1:1`},
+		{"ftp://127.0.0.1:1/rpc", "the scheme must be http, https, ws or wss; use http://127.0.0.1:1"},
+		{"ws://127.0.0.1:1/rpc?x", "has a query or fragment: use http://127.0.0.1:1"},
 	} {
 		for _, cmd := range []string{"read", "create", "append"} {
 			t.Run(tc.url+"/"+cmd, func(t *testing.T) {
@@ -47,7 +46,7 @@ func TestServerURLSaysTheFix(t *testing.T) {
 			})
 		}
 	}
-	_, stderr, code := cliIn(t, "", []string{"SHAREVAT_TOKEN=x"}, "read", "--server", "http://127.0.0.1:1/rpc")
+	_, stderr, code := cliIn(t, "", []string{"SHAREVAT_TOKEN=x"}, "read", "--server", "ftp://127.0.0.1:1/rpc")
 	assert.Equal(t, 2, code, "--server is checked like SHAREVAT_URL: %s", stderr)
 }
 

@@ -28,12 +28,27 @@ func TestCLISaysWhatToDo(t *testing.T) {
 	ownerEnv := append(env, "SHAREVAT_TOKEN="+owner)
 
 	t.Run("admin token for a share command", func(t *testing.T) {
-		_, stderr, code := cliIn(t, "", env, "read", "--token-file", adminFile)
-		assert.Equal(t, 3, code, stderr)
-		assert.Contains(t, stderr, "this is the server's admin token, not a share token")
-		admin, err := os.ReadFile(adminFile)
+		raw, err := os.ReadFile(adminFile)
 		require.NoError(t, err)
-		assert.NotContains(t, stderr, strings.TrimSpace(string(admin))[30:], "the token is never quoted")
+		admin := strings.TrimSpace(string(raw))
+		// Wherever the admin token comes from (a file of any name, --token
+		// or SHAREVAT_TOKEN), the vat says it is the admin token.
+		other := filepath.Join(t.TempDir(), "my.token")
+		require.NoError(t, os.WriteFile(other, raw, 0o600))
+		for name, run := range map[string]func() (string, int){
+			"admin.token": func() (string, int) { _, e, c := cliIn(t, "", env, "read", "--token-file", adminFile); return e, c },
+			"other file":  func() (string, int) { _, e, c := cliIn(t, "", env, "read", "--token-file", other); return e, c },
+			"--token":     func() (string, int) { _, e, c := cliIn(t, "", env, "read", "--token", admin); return e, c },
+			"SHAREVAT_TOKEN": func() (string, int) {
+				_, e, c := cliIn(t, "", append(env, "SHAREVAT_TOKEN="+admin), "read")
+				return e, c
+			},
+		} {
+			stderr, code := run()
+			assert.Equal(t, 3, code, "%s: %s", name, stderr)
+			assert.Contains(t, stderr, "this is the server's admin token, not a share token", name)
+			assert.NotContains(t, stderr, admin[30:], "%s: the token is never quoted", name)
+		}
 	})
 
 	t.Run("create with no token", func(t *testing.T) {

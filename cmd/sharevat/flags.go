@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,8 +41,14 @@ func (c *clientFlags) register(fs *pflag.FlagSet) {
 // resolve fills unset flags from the environment and defaults. A token
 // given on the command line (--token or --token-file) wins over both
 // SHAREVAT_TOKEN and SHAREVAT_TOKEN_FILE; of those two, the token wins.
+//
+// The server URL may be given in any form every sharevat client takes
+// (client.RPCURL: http(s)://HOST:PORT, ws(s)://…/rpc or …/capnweb); it
+// is kept as its /rpc endpoint, which every command derives the rest
+// from. One that cannot name a vat is kept as it is, for checkServer to
+// refuse.
 func (c *clientFlags) resolve(env *Env) {
-	c.server = firstNonEmpty(c.server, env.Getenv("SHAREVAT_URL"), defaultServer)
+	c.server = vatRPC(firstNonEmpty(c.server, env.Getenv("SHAREVAT_URL"), defaultServer))
 	if c.token == "" && c.tokenFile == "" {
 		c.token = env.Getenv("SHAREVAT_TOKEN")
 		c.tokenFile = env.Getenv("SHAREVAT_TOKEN_FILE")
@@ -122,9 +126,6 @@ func (c *clientFlags) restore(ctx context.Context) (*client.Conn, *client.Share,
 			return err
 		}
 		if sh, err = conn.Redeem(ctx, tok); err != nil {
-			if c.token == "" && filepath.Base(c.tokenFile) == "admin.token" {
-				err = adminMistake(ctx, conn, tok, err)
-			}
 			conn.Close()
 		}
 		return err
@@ -134,29 +135,6 @@ func (c *clientFlags) restore(ctx context.Context) (*client.Conn, *client.Share,
 	}
 	return conn, sh, nil
 }
-
-// adminMistake says so when a refused share token is the server's admin
-// token: it redeems it as the admin token on the same connection, as
-// `sharevat inspect` does (the vat answers every failed redeem alike, so
-// only the client can tell). Any other refusal comes back as it was.
-// restore asks it only for a token read from a file named admin.token,
-// the usual mistake, so that no other failed redeem is made twice.
-func adminMistake(ctx context.Context, conn *client.Conn, tok string, refused error) error {
-	if sharevat.ErrorCode(refused) != sharevat.EUnauthorized {
-		return refused
-	}
-	admin, err := conn.RedeemAdmin(ctx, tok)
-	if err != nil {
-		return refused
-	}
-	admin.Release()
-	return errAdminToken
-}
-
-// errAdminToken is adminMistake's answer: unauthorized (exit 3), with
-// the fix; denied leaves it as it is.
-var errAdminToken = sharevat.Errorf(sharevat.EUnauthorized, "this is the server's admin token, not a share token: "+
-	"it can only create shares; use a share's token (the owner token 'sharevat create' printed, or one from 'sharevat grant')")
 
 // withTimeout bounds a client command.
 func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -168,49 +146,28 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 
 // denied makes "unauthorized" errors say what to check.
 func denied(err error) error {
-	if sharevat.ErrorCode(err) == sharevat.EUnauthorized && !errors.Is(err, errMalformedToken) && err != errAdminToken {
+	if sharevat.ErrorCode(err) == sharevat.EUnauthorized && !errors.Is(err, errMalformedToken) && !sharevat.IsAdminAsShare(err) {
 		return fmt.Errorf("%w (check the token: it may be wrong, revoked or expired)", err)
 	}
 	return err
 }
 
 // checkServer says how to fix a --server (or SHAREVAT_URL) that cannot
-// be the vat's URL: a usage error (exit 2) naming the URL to use. The
-// vat speaks WebSocket at /rpc: ws:// (wss:// behind TLS).
+// name the vat: a usage error (exit 2) naming the URL to use.
 func checkServer(s string) error {
-	if !strings.Contains(s, "://") {
-		return usagef("server URL %q has no scheme: use ws://%s/rpc", s, strings.TrimSuffix(strings.TrimSuffix(s, "/"), "/rpc"))
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return usagef("server URL %q is not a URL: use ws://HOST:PORT/rpc", s)
-	}
-	want := *u
-	want.Path, want.RawPath = "/rpc", ""
-	if err := checkScheme(s, want); err != nil {
-		return err
-	}
-	if u.Path != "/rpc" && !strings.HasSuffix(u.Path, "/rpc") {
-		return usagef("server URL %q: the vat answers at the path /rpc; use %s", s, want.String())
+	if _, err := client.RPCURL(s); err != nil {
+		return usagef("%s", sharevat.ErrorMessage(err))
 	}
 	return nil
 }
 
-// checkScheme refuses a scheme other than ws or wss, naming want (the
-// URL s with its path set to /rpc) with the scheme to use.
-func checkScheme(s string, want url.URL) error {
-	switch want.Scheme {
-	case "ws", "wss":
-		return nil
-	case "http":
-		want.Scheme = "ws"
-		return usagef("server URL %q is http: use %s (or wss:// for https)", s, want.String())
-	case "https":
-		want.Scheme = "wss"
-		return usagef("server URL %q is https: use %s", s, want.String())
+// vatRPC is the /rpc endpoint of the vat s names (client.RPCURL), or s
+// as it is when it names none (checkServer says why).
+func vatRPC(s string) string {
+	if u, err := client.RPCURL(s); err == nil {
+		return u
 	}
-	want.Scheme = "ws"
-	return usagef("server URL %q: the scheme must be ws:// or wss://; use %s", s, want.String())
+	return s
 }
 
 // checkToken refuses a token that is not a token's text before anything

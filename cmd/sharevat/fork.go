@@ -20,7 +20,9 @@ keep it secret) and a note on stderr. The fork records this share as its
 parent ('sharevat children' lists it); later appends to either share do
 not reach the other. It keeps this share's title, project, directory and
 version unless --title, --project or --directory give others. Needs the
-read right. --at 0 forks an empty log; --at past the head is refused, and
+read and append rights (a fork is new data the server stores), and stays
+within the server's fork quotas; a fork made with a delegated token dies
+when that token is revoked. --at 0 forks an empty log; --at past the head is refused, and
 so is a cursor a compaction dropped. --json prints {"share_id",
 "parent_id","fork_cursor","head","grant_id","scope","token"}.`,
 	setup: func(fs *pflag.FlagSet) runner {

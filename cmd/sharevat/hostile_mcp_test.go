@@ -30,7 +30,7 @@ import (
 //   - valid appends: 8 clients posting ~7 MiB append_ops (decoded in
 //     full, their ops refused) with a read,append grant of their own;
 //   - withheld bodies: 40 connections declaring 7 MiB with bearer
-//     "garbage", and 40 with the valid grant, each sending 12 bytes;
+//     "garbage", and 40 with another valid grant, each sending 12 bytes;
 //   - stdio: `sharevat mcp` with a junk token fed lines that are not
 //     JSON, over 9 MiB, and a 400,000-op append_ops, three rounds.
 //
@@ -54,12 +54,12 @@ func TestHostileMCPMemoryBound(t *testing.T) {
 		require.NoError(t, err)
 	}
 	srv, fx := startHostileTarget(t, bin, 8, seedOpBytes, hostileServeFlags()...)
-	appender := mintAppender(t, srv.URL, fx.Owner)
+	appenders := [2]string{mintAppender(t, srv.URL, fx.Owner), mintAppender(t, srv.URL, fx.Owner)}
 	const attack = 20 * time.Second
 	var reports []*hostile.Report
 	memoryAttack(t, srv, fx, attack, webSlack, map[string]healthyStart{"MCP": hostile.StartMCPHealthy, "/rpc": hostile.StartHealthy},
 		func(ctx context.Context) []*hostile.Report {
-			reports = runMCPVectors(ctx, bin, srv.URL, appender, attack)
+			reports = runMCPVectors(ctx, bin, srv.URL, appenders, attack)
 			return reports
 		})
 	stdio := reports[len(reports)-1]
@@ -73,13 +73,15 @@ func TestHostileMCPMemoryBound(t *testing.T) {
 
 // runMCPVectors runs every MCP vector at once and returns their reports,
 // the stdio one last.
-func runMCPVectors(ctx context.Context, bin, url, appender string, attack time.Duration) []*hostile.Report {
+func runMCPVectors(ctx context.Context, bin, url string, appenders [2]string, attack time.Duration) []*hostile.Report {
 	vectors := []func() *hostile.Report{
 		func() *hostile.Report { return hostile.MCPJunkInitialize(ctx, url, 2048, 16) },
 		func() *hostile.Report { return hostile.MCPAppendFlood(ctx, url, "garbage", 16, 7<<20) },
-		func() *hostile.Report { return hostile.MCPAppendFlood(ctx, url, appender, 8, 7<<20) },
+		func() *hostile.Report { return hostile.MCPAppendFlood(ctx, url, appenders[0], 8, 7<<20) },
 		func() *hostile.Report { return hostile.MCPWithheldBodies(ctx, url, "garbage", 40, 7<<20, attack*3/5) },
-		func() *hostile.Report { return hostile.MCPWithheldBodies(ctx, url, appender, 40, 7<<20, attack*3/5) },
+		func() *hostile.Report {
+			return hostile.MCPWithheldBodies(ctx, url, appenders[1], 40, 7<<20, attack*3/5)
+		},
 		func() *hostile.Report { return hostile.MCPStdioJunk(ctx, bin, url, "garbage", 3) },
 	}
 	reports := make([]*hostile.Report, len(vectors))
@@ -91,9 +93,10 @@ func runMCPVectors(ctx context.Context, bin, url, appender string, attack time.D
 	return reports
 }
 
-// mintAppender grants a read,append token of its own from owner, for the
-// vectors that use valid credentials: their charges fall on that grant's
-// share of the budget, not the healthy clients' owner grant.
+// mintAppender grants a read,append token of its own from owner, for a
+// vector that uses valid credentials: its charges fall on that grant's
+// share of the budget, not the healthy clients' owner grant's nor
+// another vector's.
 func mintAppender(t *testing.T, url, owner string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

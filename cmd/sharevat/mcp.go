@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharevat/sharevat/client"
 	mcpdoor "github.com/sharevat/sharevat/door/mcp"
+	"github.com/sharevat/sharevat/internal/version"
 
 	"github.com/spf13/pflag"
 )
@@ -57,6 +58,7 @@ func serveMCP(ctx context.Context, env *Env, server string) error {
 	if err := checkServer(server); err != nil {
 		return err
 	}
+	server = vatRPC(server)
 	tok, err := mcpToken(env)
 	if err != nil {
 		return err
@@ -71,7 +73,7 @@ func serveMCP(ctx context.Context, env *Env, server string) error {
 		defer r.Close()
 		src = r
 	}
-	srv := mcpdoor.NewServer(src, mcpdoor.Options{Version: versionString()})
+	srv := mcpdoor.NewServer(src, mcpdoor.Options{Version: version.String()})
 	fmt.Fprintf(env.Stderr, "sharevat mcp: serving share tools over stdio, vat %s\n", server)
 	// A line that is not JSON, is too long, or appends too many ops is
 	// answered with a JSON-RPC error and the session goes on.

@@ -1,8 +1,10 @@
 package main_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,6 +52,19 @@ func TestMetrics(t *testing.T) {
 		assert.NotContains(t, body, tok[len(tok)-43:], "a secret in /metrics")
 	}
 	assert.NotContains(t, body, "svt1_")
+	assert.Contains(t, body, buildInfoLine(t), "the build info carries what `sharevat version` prints")
+}
+
+// buildInfoLine is the sharevat_build_info sample the binary's metrics
+// should hold, from what its `version` prints.
+func buildInfoLine(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command(binary, "version").Output()
+	require.NoError(t, err)
+	var ver, commit, goVersion, platform string
+	_, err = fmt.Sscanf(string(out), "sharevat %s\ncommit %s\n%s %s\n", &ver, &commit, &goVersion, &platform)
+	require.NoError(t, err, out)
+	return fmt.Sprintf(`sharevat_build_info{commit=%q,goversion=%q,version=%q} 1`, commit, goVersion, ver)
 }
 
 func fetchMetrics(t *testing.T, srv *server) string {

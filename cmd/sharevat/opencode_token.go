@@ -39,9 +39,11 @@ var opencodeMintCommand = command{
 	name:    "mint",
 	args:    "--token-file <data>/admin.token [--name NAME] [--shares-per-hour N] [--bytes-per-share SIZE]",
 	summary: "mint a creation token and print the opencode config line that uses it",
-	long: `Mints a creation token and prints it (shown once: keep it secret) with the
-line of opencode config that uses it. --json prints {"token","grant_id",
-"name","shares_per_hour","bytes_per_share","config"}.`,
+	long: `Mints a creation token and prints it once, alone on stdout (shown once:
+keep it secret; 'mint > creation.token' keeps it off the terminal), and on
+stderr the line of opencode config that uses it, with <token> in its
+place. --json prints {"token","grant_id","name","shares_per_hour",
+"bytes_per_share","config"} on stdout, the config holding the token.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var cf clientFlags
 		var in opencodeshare.MintRequest
@@ -116,20 +118,28 @@ var opencodeRevokeCommand = command{
 	},
 }
 
-// printMinted prints a minted token and the opencode config line.
+// printMinted prints a minted token once, on stdout, and the opencode
+// config line: on stderr with <token> in the token's place (so `mint >
+// file` keeps the token off the terminal), or with --json on stdout with
+// the token in it.
 func printMinted(env *Env, cf *clientFlags, m opencodeshare.Minted) error {
-	u, _ := tokensURL(cf.server, "")
-	base := strings.TrimSuffix(u, opencodeshare.TokensPath) + "/opencode/" + m.Token
-	line := fmt.Sprintf(`{"enterprise":{"url":%q}}`, base)
 	if cf.json {
 		return writeJSON(env.Stdout, struct {
 			opencodeshare.Minted
 			Config string `json:"config"`
-		}{m, line})
+		}{m, opencodeConfig(cf.server, m.Token)})
 	}
 	fmt.Fprintln(env.Stdout, m.Token)
-	fmt.Fprintf(env.Stderr, "creation token %s minted (shown once: keep it secret); opencode config:\n  %s\n", m.GrantID, line)
+	fmt.Fprintf(env.Stderr, "creation token %s minted (shown once, on stdout: keep it secret); opencode config, the token in place of <token>:\n  %s\n",
+		m.GrantID, opencodeConfig(cf.server, "<token>"))
 	return nil
+}
+
+// opencodeConfig is the line of opencode config that shares into the vat
+// at server with a creation token.
+func opencodeConfig(server, token string) string {
+	u, _ := tokensURL(server, "")
+	return fmt.Sprintf(`{"enterprise":{"url":%q}}`, strings.TrimSuffix(u, opencodeshare.TokensPath)+"/opencode/"+token)
 }
 
 // tokensURL is the creation-token API beside the server's /rpc.

@@ -129,6 +129,9 @@ func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 	if err := validateDebug(f.debug); err != nil {
 		return err
 	}
+	if _, err := rpc.ParseEngine(f.rpcEngine); err != nil {
+		return usagef("--rpc-engine: %v", err)
+	}
 	logger, err := newLogger(env, f.logLevel, f.logFormat)
 	if err != nil {
 		return err
@@ -153,20 +156,23 @@ func newLogger(env *Env, level, format string) (*slog.Logger, error) {
 	return nil, usagef("bad --log-format %q (want text or json)", format)
 }
 
-// serve binds the listener, then builds the server (server.New opens
-// the data directory, the store and the vat) and runs it until ctx ends.
-// Nothing is written before the bind succeeds.
+// serve builds the configuration (the last flag and environment checks),
+// binds the listener, then builds the server (server.New opens the data
+// directory, the store and the vat) and runs it until ctx ends. Every
+// setting is checked before the bind, so a bad one is a usage error
+// whether or not the port is free; nothing is written before the bind
+// succeeds.
 func serve(ctx context.Context, env *Env, f *serveFlags, log *slog.Logger) error {
+	cfg, err := f.config(env, log)
+	if err != nil {
+		return err
+	}
 	ln, err := server.Listen(f.listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close() // for an early return; the HTTP server closes it too
 	if err := f.checkOpenListener(ln.Addr(), log); err != nil {
-		return err
-	}
-	cfg, err := f.config(env, log)
-	if err != nil {
 		return err
 	}
 	srv, err := server.New(ctx, cfg)

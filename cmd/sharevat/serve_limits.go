@@ -29,6 +29,8 @@ type peerLimits struct {
 	maxChildGrants    int
 	maxForks          int
 	maxForkDepth      int
+	maxTreeForks      int
+	maxTreeForkBytes  byteSize
 }
 
 // retentionFlags are serve's flags for the background retention job
@@ -77,6 +79,7 @@ const (
 func (l *peerLimits) register(fs *pflag.FlagSet) {
 	l.connMemory, l.memoryBudget = rpc.DefaultConnMemory, server.DefaultMemoryBudget
 	l.subWindow, l.connPushWindow = vat.PushWindow, vat.ConnPushWindow
+	l.maxTreeForkBytes = vat.DefaultMaxTreeForkBytes
 	fs.IntVar(&l.maxConns, "max-conns", server.DefaultMaxConns(), "most connections at once; the default is the process's file limit less 64")
 	fs.IntVar(&l.maxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP, "most connections from one IP address (0: no limit); loopback addresses are exempt, bounded by --max-conns and the memory budget")
 	fs.BoolVar(&l.perIPLoopback, "per-ip-loopback", false, "count loopback addresses against --max-conns-per-ip too (for a machine whose local users are not trusted)")
@@ -94,6 +97,8 @@ func (l *peerLimits) register(fs *pflag.FlagSet) {
 	fs.IntVar(&l.maxChildGrants, "max-grants-per-grant", vat.DefaultMaxChildGrants, "most live grants one grant may have minted directly")
 	fs.IntVar(&l.maxForks, "max-forks", vat.DefaultMaxForks, "most live forks of one share")
 	fs.IntVar(&l.maxForkDepth, "max-fork-depth", vat.DefaultMaxForkDepth, "longest chain of forks (a fork of a fork of …): a share this many forks deep cannot be forked")
+	fs.IntVar(&l.maxTreeForks, "max-tree-forks", vat.DefaultMaxTreeForks, "most live forks of one fork tree (a share that was not forked and every share forked from it, at any depth)")
+	fs.Var(&l.maxTreeForkBytes, "max-tree-fork-bytes", "most bytes one fork tree's live forks may have copied when they were made")
 	fs.StringVar(&l.allowedHosts, "allowed-hosts", "", "comma-separated Host names HTTP requests may carry (default: any, or only loopback names when listening on loopback)")
 }
 
@@ -117,6 +122,8 @@ func (l *peerLimits) validate(readLimit int64) error {
 		{l.maxChildGrants >= 1 && l.maxChildGrants <= 1_000_000, "--max-grants-per-grant must be 1 to 1000000"},
 		{l.maxForks >= 1 && l.maxForks <= 1_000_000, "--max-forks must be 1 to 1000000"},
 		{l.maxForkDepth >= 1 && l.maxForkDepth <= maxForkDepth, fmt.Sprintf("--max-fork-depth must be 1 to %d", maxForkDepth)},
+		{l.maxTreeForks >= 1 && l.maxTreeForks <= 1_000_000, "--max-tree-forks must be 1 to 1000000"},
+		{l.maxTreeForkBytes >= 1, "--max-tree-fork-bytes must be at least 1B"},
 	} {
 		if !c.ok {
 			return usagef("%s", c.what)
@@ -135,5 +142,6 @@ func (l *peerLimits) config() server.Peers {
 		MaxInflight: l.maxInflight, MaxCapsPerMessage: l.maxCapsPerMessage, AssembleTimeout: l.assembleTimeout,
 		Quotas: q, AllowedHosts: splitList(l.allowedHosts),
 		MaxChildGrants: l.maxChildGrants, MaxForks: l.maxForks, MaxForkDepth: l.maxForkDepth,
+		MaxTreeForks: l.maxTreeForks, MaxTreeForkBytes: int64(l.maxTreeForkBytes),
 	}
 }

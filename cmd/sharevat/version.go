@@ -4,67 +4,36 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/pflag"
+
+	"github.com/sharevat/sharevat/internal/version"
 )
 
 var versionCommand = command{
 	name:    "version",
-	summary: "print the version: module version, VCS revision and Go version",
-	long: `Prints what the binary was built from, from its build info: the module
-version (a tag, or a pseudo-version for a build from a checkout; "(devel)"
-when Go had no version control information), the VCS revision and time,
-"dirty" when the work tree had changes, and the Go version. 'sharevat
---version' prints the first line.`,
+	summary: "print the version, the git commit and the Go version",
+	long: `Prints what the binary was built from, one per line: the version (v0.1.0
+for a release; a Go pseudo-version for a build of another commit, with
+"+dirty" when the work tree had changes; "(devel)" when nothing was
+recorded), the git commit ("unknown" when none was recorded), and the Go
+version with the platform. 'sharevat --version' prints the same. The
+same version string is MCP's serverInfo.version and the version label of
+the sharevat_build_info metric.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		return func(_ context.Context, env *Env) error {
-			_, err := fmt.Fprintf(env.Stdout, "sharevat %s\n%s\n", versionString(), runtime.Version())
+			_, err := fmt.Fprint(env.Stdout, versionText())
 			return err
 		}
 	},
 }
 
-// versionString is the module version and the VCS revision the binary
-// was built from, e.g. "v0.3.0 (rev 1715928, 2026-11-24T01:02:03Z)" or
-// "(devel) (rev 1715928, …, dirty)".
-func versionString() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown: no build info)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	rev, at, dirty := vcsInfo(bi.Settings)
-	if rev == "" {
-		return v
-	}
-	v += " (rev " + rev
-	if at != "" {
-		v += ", " + at
-	}
-	if dirty {
-		v += ", dirty"
-	}
-	return v + ")"
-}
-
-// vcsInfo reads the VCS settings go build stamps into the binary.
-func vcsInfo(settings []debug.BuildSetting) (rev, at string, dirty bool) {
-	for _, s := range settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-			if len(rev) > 12 {
-				rev = rev[:12]
-			}
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	return rev, at, dirty
+// versionText is what version and --version print:
+//
+//	sharevat v0.1.0
+//	commit 45b085db896c85c32d05cc7c318194baa80e5eea
+//	go1.26.8 linux/amd64
+func versionText() string {
+	v := version.Get()
+	return fmt.Sprintf("sharevat %s\ncommit %s\n%s %s/%s\n", v.Version, v.Commit, v.Go, runtime.GOOS, runtime.GOARCH)
 }

@@ -59,9 +59,9 @@ func (l *limiter) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		init, ok := initializes(r)
-		if !ok {
-			noSession(w, init)
+		id, init := initializes(r)
+		if !init {
+			noSession(w, id)
 			return
 		}
 		user := ""
@@ -79,8 +79,8 @@ func (l *limiter) wrap(next http.Handler) http.Handler {
 
 // initializes reports whether r's body (in memory: the gate read it) is
 // an initialize, or a batch or malformed payload the SDK judges itself
-// (a batch may hold one); r.Body is left to read from its start. When
-// it is not, it answers the request's id, for the error.
+// (a batch may hold one), and answers the request's id for the error
+// when it is not; r.Body is left to read from its start.
 func initializes(r *http.Request) (json.RawMessage, bool) {
 	b, err := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(b))

@@ -17,20 +17,27 @@ import (
 // may use, and a call of another is an unknown tool, as if it were not
 // there. grant needs delegate as the vat does; list_grants and revoke
 // act on the grants under the caller's own, which only delegate (or
-// admin) can have made; fork hands out a new owner token, a delegation
-// of the log, so it is shown to delegate or admin though the vat itself
-// asks only read of it.
+// admin) can have made. fork is in toolNeedsAll instead: the vat asks
+// read and append of it (a fork is new durable state).
 var toolRights = map[string]sharevat.Scope{
 	"share_info": 0,
 	"read_ops":   sharevat.ScopeRead, "follow_ops": sharevat.ScopeRead, "snapshot": sharevat.ScopeRead,
 	"append_ops":  sharevat.ScopeAppend,
 	"grant":       sharevat.ScopeDelegate,
 	"list_grants": sharevat.ScopeDelegate | sharevat.ScopeAdmin, "revoke": sharevat.ScopeDelegate | sharevat.ScopeAdmin,
-	"fork": sharevat.ScopeDelegate | sharevat.ScopeAdmin,
+}
+
+// toolNeedsAll is what a tool needs of the scope all at once, as the vat
+// asks it.
+var toolNeedsAll = map[string]sharevat.Scope{
+	"fork": sharevat.ScopeRead | sharevat.ScopeAppend,
 }
 
 // allowed reports whether scope may use the tool named.
 func allowed(tool string, scope sharevat.Scope) bool {
+	if all, ok := toolNeedsAll[tool]; ok {
+		return scope&all == all
+	}
 	need, ok := toolRights[tool]
 	return ok && (need == 0 || scope&need != 0)
 }

@@ -42,7 +42,8 @@ func TestToolsFollowTheTokenScope(t *testing.T) {
 	reads := []string{"follow_ops", "read_ops", "share_info", "snapshot"}
 	reader, appender := mint("read"), mint("read,append")
 	assert.Equal(t, reads, toolNames(t, d.session(t, reader)))
-	assert.Equal(t, []string{"append_ops", "follow_ops", "read_ops", "share_info", "snapshot"}, toolNames(t, d.session(t, appender)))
+	assert.Equal(t, []string{"append_ops", "follow_ops", "fork", "read_ops", "share_info", "snapshot"}, toolNames(t, d.session(t, appender)),
+		"fork needs read and append, as the vat asks")
 	assert.Len(t, toolNames(t, d.session(t, owner)), 9)
 
 	r := client.NewRedeemer(d.vat.URL, reader, nil)

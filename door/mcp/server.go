@@ -10,6 +10,7 @@ import (
 
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/version"
 )
 
 // Source is where a session's Share comes from: its token redeemed and
@@ -49,7 +50,7 @@ func newServer(source func(context.Context, *mcp.RequestExtra) (Source, error), 
 		opts.CallTimeout = 30 * time.Second
 	}
 	if opts.Version == "" {
-		opts.Version = "dev"
+		opts.Version = version.String()
 	}
 	if opts.Limits == (sharevat.Limits{}) {
 		opts.Limits = sharevat.DefaultLimits()

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // item is one element of a sync's data array as opencode sends it.
@@ -18,16 +19,11 @@ type item struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// fields are what the door reads of an item's data, in one pass: the
-// ids of its key and the times of its stamp (order.go). A time or state
-// of another shape is no error (it has no stamp); a non-string id is.
+// fields are what the door reads of an item's data: the ids of its key.
+// A non-string id is an error.
 type fields struct {
 	ID        string `json:"id"`
 	MessageID string `json:"messageID"`
-	Time      json.RawMessage
-	State     struct {
-		Time json.RawMessage `json:"time"`
-	} `json:"state"`
 }
 
 // mapped is an item's op and its version (order.go).
@@ -53,14 +49,14 @@ func toOp(it item, sessionID string) (mapped, error) {
 		return mapped{}, fail(http.StatusBadRequest, "invalid: an item's data is not JSON")
 	}
 	b := body.Bytes()
-	key, f, err := itemKey(it.Type, b, sessionID)
+	key, _, err := itemKey(it.Type, b, sessionID)
 	if err != nil {
 		return mapped{}, err
 	}
 	sum := sha256.Sum256(b)
 	return mapped{
 		op:  sharevat.Op{OpID: "opencode:" + it.Type + ":" + key + ":" + hex.EncodeToString(sum[:6]), Kind: it.Type, Key: key, Body: b},
-		ver: version{stamp: max(stampOf(f.Time), stampOf(f.State.Time)), size: len(b), digest: sum},
+		ver: version{Stamp: apply.Stamp(b), Size: len(b), Sum: sum},
 	}, nil
 }
 

@@ -1,76 +1,23 @@
 package opencode
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/json"
-	"strconv"
 	"sync"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // The ordering rule (docs/opencode.md, "Order"). opencode's batches may
-// arrive out of order, and the vat's state keeps the last op of a key, so
-// the door appends an item only when it is newer than the one its key
-// holds. An item's stamp is the largest number among its data's
-// time.* and state.time.* fields (opencode's milliseconds: created,
-// updated, completed, start, end). The newer of two versions is the one
-// with the larger stamp; at equal stamps the longer body (a streamed text
-// only grows); at equal lengths the larger SHA-256 of the body (arbitrary
-// but the same in every order). Items with no time at all (session_diff,
-// model) carry no order: the last one received wins.
+// arrive out of order, and other writers (the opencode plugin in each
+// opencode process) append to the same share. The vat's state keeps the
+// newest version of each item whatever order they arrive in: that rule
+// is the store's (apply.Supersedes, docs/design.md §5 "Kinds and state"),
+// and the door decides by it too (apply.Version), only to spare the log
+// the versions the state would not take. It keeps the version of each
+// stored item, not its body.
 
 // version is what the door remembers of the stored item of one key.
-type version struct {
-	stamp  float64
-	size   int
-	digest [sha256.Size]byte
-}
-
-func versionOf(body []byte) version {
-	return version{stamp: stamp(body), size: len(body), digest: sha256.Sum256(body)}
-}
-
-// newer reports whether v should replace old (see the rule above).
-func (v version) newer(old version) bool {
-	switch {
-	case v.stamp == 0 && old.stamp == 0:
-		return true
-	case v.stamp != old.stamp:
-		return v.stamp > old.stamp
-	case v.size != old.size:
-		return v.size > old.size
-	}
-	return bytes.Compare(v.digest[:], old.digest[:]) > 0
-}
-
-// stamp is the largest time.* or state.time.* number of body; 0 when
-// it has none (or is not an object).
-func stamp(body []byte) float64 {
-	var f fields
-	if len(body) == 0 || body[0] != '{' {
-		return 0
-	}
-	readFields(body, &f)
-	return max(stampOf(f.Time), stampOf(f.State.Time))
-}
-
-// stampOf is the largest number among the fields of a JSON object; 0
-// for anything else.
-func stampOf(raw json.RawMessage) float64 {
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		return 0
-	}
-	best := 0.0
-	for _, v := range m {
-		if f, err := strconv.ParseFloat(string(v), 64); err == nil && f > best {
-			best = f
-		}
-	}
-	return best
-}
+type version = apply.Version
 
 // shareState is what the door knows of one share's stored items: the
 // version of each (kind, key) and the bytes of their bodies.
@@ -92,28 +39,33 @@ func (s *shareState) load(ents []sharevat.Entity, head uint64) {
 	s.items = make(map[string]version, len(ents))
 	s.bytes = 0
 	for _, e := range ents {
-		s.items[stateKey(e.Kind, e.Key)] = versionOf(e.Body)
+		s.items[stateKey(e.Kind, e.Key)] = apply.VersionOf(e.Body)
 		s.bytes += int64(len(e.Body))
 	}
 	s.head = head
 	s.loaded = true
 }
 
-// seen records an entry of the share's log read after s.head: the share
-// now holds it for its key (a tombstone: nothing).
+// seen records an entry of the share's log read after s.head, as the
+// store folds it: a tombstone removes its key, a version that supersedes
+// the key's becomes it, an older one changes nothing.
 func (s *shareState) seen(e sharevat.Entry) {
 	if !sharevat.IsStateKind(e.Kind) {
 		return
 	}
 	k := stateKey(e.Kind, e.Key)
-	s.bytes -= int64(s.items[k].size)
+	old, had := s.items[k]
 	if e.Delete {
+		s.bytes -= int64(old.Size)
 		delete(s.items, k)
 		return
 	}
-	v := versionOf(e.Body)
+	v := apply.VersionOf(e.Body)
+	if had && !v.Supersedes(old) {
+		return
+	}
 	s.items[k] = v
-	s.bytes += int64(v.size)
+	s.bytes += int64(v.Size) - int64(old.Size)
 }
 
 // filter returns the ops that are newer than what s holds and than every
@@ -122,7 +74,7 @@ func (s *shareState) filter(ms []mapped) ([]mapped, int64) {
 	best := make(map[string]int, len(ms))
 	for i := range ms {
 		k := stateKey(ms[i].op.Kind, ms[i].op.Key)
-		if j, ok := best[k]; ok && !ms[i].ver.newer(ms[j].ver) {
+		if j, ok := best[k]; ok && !ms[i].ver.Supersedes(ms[j].ver) {
 			continue
 		}
 		best[k] = i
@@ -135,11 +87,11 @@ func (s *shareState) filter(ms []mapped) ([]mapped, int64) {
 			continue
 		}
 		old, ok := s.items[k]
-		if ok && (old.digest == ms[i].ver.digest || !ms[i].ver.newer(old)) {
+		if ok && (old.Sum == ms[i].ver.Sum || !ms[i].ver.Supersedes(old)) {
 			continue
 		}
 		out = append(out, ms[i])
-		added += int64(ms[i].ver.size) - int64(old.size)
+		added += int64(ms[i].ver.Size) - int64(old.Size)
 	}
 	return out, added
 }
@@ -148,7 +100,7 @@ func (s *shareState) filter(ms []mapped) ([]mapped, int64) {
 func (s *shareState) applied(ms []mapped) {
 	for i := range ms {
 		k := stateKey(ms[i].op.Kind, ms[i].op.Key)
-		s.bytes += int64(ms[i].ver.size) - int64(s.items[k].size)
+		s.bytes += int64(ms[i].ver.Size) - int64(s.items[k].Size)
 		s.items[k] = ms[i].ver
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -76,6 +77,27 @@ func TestMakeInstall(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^\s+install\s+\S`).Match(help) {
 		t.Errorf("make help does not list install:\n%s", help)
+	}
+}
+
+// TestMakeInstallStampsVersion: the binary make install leaves names a
+// version (not "(devel)") and the checkout's commit.
+func TestMakeInstallStampsVersion(t *testing.T) {
+	bin := installed(t)
+	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("NOTICE: not a git checkout (%v): the version stamp check did not run", err)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatalf("%s version: %v", bin, err)
+	}
+	lines := strings.Split(string(out), "\n")
+	if len(lines) < 2 || !regexp.MustCompile(`^sharevat v\d+\.\d+\.\d+\S*$`).MatchString(lines[0]) {
+		t.Errorf("make install's binary prints %q, want sharevat vX.Y.Z…", out)
+	}
+	if want := "commit " + strings.TrimSpace(string(head)); len(lines) < 2 || lines[1] != want {
+		t.Errorf("make install's binary prints %q, want the line %q", out, want)
 	}
 }
 

@@ -31,13 +31,23 @@ type answer struct {
 	waiters    []waiter  // receiverAnswer promises to fulfil when resolved
 	results    capnp.Ptr
 	exports    []uint32 // exports sent in the Return's capability table
+
+	// A tail call (sendResultsTo.yourself): the results stay here, for
+	// the question of ours whose Return names this answer (tailcall.go).
+	yourself bool
+	taker    *question // guarded by c.mu
+	taken    bool      // taker's results are being (or were) handed over
 }
 
-// pending is a call pipelined on an answer that has not returned yet.
+// pending is a call pipelined on an answer that has not returned yet, or
+// (loopback) a senderLoopback Disembargo to reflect once it has, after
+// the calls queued before it.
 type pending struct {
-	ops  []capnp.PipelineOp
-	recv capnp.Recv
-	ctx  context.Context
+	ops      []capnp.PipelineOp
+	recv     capnp.Recv
+	ctx      context.Context
+	loopback bool
+	embargo  uint32 // the Disembargo's id, when loopback
 }
 
 // waiter is a receiverAnswer capability waiting for its answer: one per
@@ -142,7 +152,7 @@ func (a *answer) Return() {
 		// pipelined on the answer fail instead of reading them.
 		a.retErr, content = errCanceled, capnp.Ptr{}
 	}
-	if a.retErr == nil && !canceled && !c.dead {
+	if a.retErr == nil && !canceled && !c.dead && !a.yourself {
 		var err error
 		if a.exports, err = c.fillCapTable(a.payload, a.msg.CapTable()); err != nil {
 			a.retErr = err
@@ -158,13 +168,12 @@ func (a *answer) Return() {
 	}
 	c.mu.Unlock()
 	if !c.isDead() {
-		if err := c.codec.Encode(a.returnMessage(canceled)); err != nil {
-			c.closeCodec()
-		}
+		a.writeReturn(canceled)
 	}
 	if queued {
 		a.resolve(content)
 	}
+	a.handOver(content) // before sent: a Finish cannot drop the results yet
 	c.mu.Lock()
 	a.sent = true
 	done := a.finished || c.dead
@@ -174,6 +183,22 @@ func (a *answer) Return() {
 	c.mu.Unlock()
 	if done {
 		a.drop()
+	}
+}
+
+// writeReturn writes the Return: the results message, or a new one for
+// an exception, a call the peer canceled or a tail call's results kept
+// here (resultsSentElsewhere).
+func (a *answer) writeReturn(canceled bool) {
+	var msg *capnp.Message
+	if a.yourself && !canceled {
+		msg = redirectReturn(a.id)
+		defer msg.Release()
+	} else {
+		msg = a.returnMessage(canceled)
+	}
+	if err := a.c.codec.Encode(msg); err != nil {
+		a.c.closeCodec()
 	}
 }
 
@@ -231,6 +256,10 @@ func (a *answer) resolve(content capnp.Ptr) {
 
 // deliver hands one pipelined call to the capability at its ops.
 func (a *answer) deliver(content capnp.Ptr, p pending) {
+	if p.loopback {
+		a.reflect(content, p)
+		return
+	}
 	if a.retErr != nil {
 		p.recv.Reject(a.retErr)
 		return
@@ -266,73 +295,6 @@ func (a *answer) capAt(ops []capnp.PipelineOp) (capnp.Client, error) {
 		return capnp.ErrorClient(a.retErr), nil
 	}
 	return capAt(a.results, ops)
-}
-
-// removeAnswer forgets a. Called with c.mu held.
-func (c *Conn) removeAnswer(a *answer) {
-	if c.answers[a.id] == a {
-		delete(c.answers, a.id)
-	}
-}
-
-// drop releases what the answer held: its context, the results message
-// and, if the peer's Finish asked, the result caps' export references.
-func (a *answer) drop() {
-	a.cancel()
-	c := a.c
-	var gone []capnp.Client
-	c.mu.Lock()
-	if a.releaseRes && a.sent {
-		gone = c.releaseExports(a.exports)
-		a.exports = nil
-	}
-	msg := a.msg
-	a.msg = nil
-	c.mu.Unlock()
-	releaseAll(gone)
-	if msg != nil {
-		msg.Release()
-	}
-}
-
-// handleFinish is the peer done with one of its questions: the id is
-// free at once; before the Return the call is canceled (its Return then
-// says so and drops the answer), after it the answer is dropped.
-func (c *Conn) handleFinish(m rpccp.Message) error {
-	fin, err := m.Finish()
-	if err != nil {
-		return protocolErr("unreadable finish")
-	}
-	c.mu.Lock()
-	a := c.answers[fin.QuestionId()]
-	if a == nil || a.finished {
-		c.mu.Unlock()
-		return protocolErr("finish for an unknown question")
-	}
-	a.finished = true
-	a.releaseRes = fin.ReleaseResultCaps()
-	sent := a.sent
-	c.removeAnswer(a) // the id is the peer's again; a running call keeps a
-	c.mu.Unlock()
-	if sent {
-		a.drop()
-	} else {
-		a.cancel()
-	}
-	return nil
-}
-
-// dropIfSent drops a returned answer at shutdown; one still running only
-// has its context canceled, and its Return drops it.
-func (a *answer) dropIfSent() {
-	a.c.mu.Lock()
-	sent := a.sent
-	a.c.mu.Unlock()
-	if sent {
-		a.drop()
-	} else {
-		a.cancel()
-	}
 }
 
 // maxAwaited bounds the distinct capabilities a peer may name in the

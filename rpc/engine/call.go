@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"sync/atomic"
 
 	capnp "capnproto.org/go/capnp/v3"
@@ -44,14 +45,22 @@ func (c *Conn) handleCall(msg *capnp.Message, m rpccp.Message) error {
 		msg.Release()
 		return err
 	}
-	if in.call.SendResultsTo().Which() != rpccp.Call_sendResultsTo_Which_caller {
-		return c.refuseCall(in, capnp.Unimplemented("sendResultsTo other than caller is not supported"))
+	yourself := false
+	switch in.call.SendResultsTo().Which() {
+	case rpccp.Call_sendResultsTo_Which_caller:
+	case rpccp.Call_sendResultsTo_Which_yourself:
+		yourself = true // a tail call: tailcall.go
+	default:
+		return c.refuseCall(in, capnp.Unimplemented("sendResultsTo thirdParty is level 3"))
 	}
 	c.mu.Lock()
 	client, pa, ops, err := c.callTarget(in.target)
 	var a *answer
 	if err == nil {
 		a, err = c.newAnswer(in.call.QuestionId())
+	}
+	if a != nil {
+		a.yourself = yourself
 	}
 	if err == nil {
 		err = c.takeCaps(in)
@@ -81,7 +90,8 @@ func (c *Conn) handleCall(msg *capnp.Message, m rpccp.Message) error {
 }
 
 // callTarget finds the capability a Call targets. For a promisedAnswer on
-// an answer without results it returns that answer and the ops instead.
+// an answer without results it returns that answer and the ops instead;
+// on a question that names no answer, a client that fails every call.
 // Called with c.mu held; the client is borrowed (only the reader drops
 // exports, and RecvCall runs on the reader).
 func (c *Conn) callTarget(mt rpccp.MessageTarget) (capnp.Client, *answer, []capnp.PipelineOp, error) {
@@ -99,7 +109,10 @@ func (c *Conn) callTarget(mt rpccp.MessageTarget) (capnp.Client, *answer, []capn
 		}
 		a := c.answers[pa.QuestionId()]
 		if a == nil {
-			return capnp.Client{}, nil, nil, protocolErr("call on an unknown question")
+			// As rpc.c++: the call fails, the connection goes on (the
+			// peer may have pipelined it before seeing its Finish
+			// cross our Return).
+			return capnp.ErrorClient(errFinishedQuestion), nil, nil, nil
 		}
 		ops, err := readTransform(pa)
 		if err != nil || !a.resolved {
@@ -111,6 +124,8 @@ func (c *Conn) callTarget(mt rpccp.MessageTarget) (capnp.Client, *answer, []capn
 		return capnp.Client{}, nil, nil, protocolErr("unknown call target")
 	}
 }
+
+var errFinishedQuestion = errors.New("call on a finished or unknown question")
 
 // takeCaps imports the params' capabilities into the call message's
 // table, where the method finds them. Called with c.mu held.

@@ -33,8 +33,9 @@ type Conn struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed once the reader has exited and everything is released
 
-	liveImports atomic.Int64 // import hooks not yet shut down
-	closeOnce   sync.Once    // the codec is closed once (closeCodec)
+	liveImports atomic.Int64   // import hooks not yet shut down
+	watchers    sync.WaitGroup // exported promises awaiting their resolution
+	closeOnce   sync.Once      // the codec is closed once (closeCodec)
 
 	mu         sync.Mutex
 	dead       bool  // shutdown has begun: no new questions, exports or answers
@@ -43,6 +44,7 @@ type Conn struct {
 	questions  questionTable
 	answers    map[uint32]*answer
 	exports    exportTable
+	imports    map[uint32]*importClient // the live hook of each import id
 	// draining counts Returns written whose queued pipelined calls are
 	// still being delivered; the reader waits (drained) before it
 	// delivers another Call, so a call the peer made after seeing a
@@ -68,6 +70,7 @@ func NewConn(c transport.Codec, opts *Options) *Conn {
 	conn := &Conn{
 		codec: c, log: log, boot: opts.BootstrapClient, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), answers: make(map[uint32]*answer),
+		imports: make(map[uint32]*importClient),
 	}
 	conn.drained = sync.NewCond(&conn.mu)
 	conn.questions.init()
@@ -126,6 +129,7 @@ func (c *Conn) read() {
 		}
 	}
 	c.release()
+	c.watchers.Wait() // c.ctx has ended: each returns
 }
 
 // dispatchSafely dispatches msg, turning a panic into a protocol error.

@@ -28,66 +28,6 @@ func (c *Conn) handleResolve(m rpccp.Message) error {
 	return err
 }
 
-// handleDisembargo reflects a senderLoopback Disembargo. Calls we
-// received for the target were forwarded (written) before this message
-// was read, since the reader forwards synchronously, so the reply goes
-// straight back. The target must resolve to a capability the peer hosts.
-func (c *Conn) handleDisembargo(m rpccp.Message) error {
-	d, err := m.Disembargo()
-	if err != nil {
-		return protocolErr("unreadable disembargo")
-	}
-	dc := d.Context()
-	switch dc.Which() {
-	case rpccp.Disembargo_context_Which_receiverLoopback:
-		return c.liftEmbargo(dc.ReceiverLoopback())
-	case rpccp.Disembargo_context_Which_senderLoopback:
-	default: // accept is level 3
-		return protocolErr("disembargo context not expected at level 1")
-	}
-	mt, err := d.Target()
-	if err != nil {
-		return protocolErr("unreadable disembargo target")
-	}
-	c.mu.Lock()
-	client, a, _, err := c.callTarget(mt)
-	if err == nil && a != nil && !a.resolved {
-		err = protocolErr("disembargo on a question that has not returned")
-	}
-	var id uint32
-	var ok bool
-	if err == nil {
-		id, ok = c.ownImport(client)
-	}
-	c.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return protocolErr("disembargo target does not resolve to the sender")
-	}
-	return c.sendLoopback(id, dc.SenderLoopback())
-}
-
-// sendLoopback writes Disembargo(receiverLoopback) to the peer's import id.
-func (c *Conn) sendLoopback(importID, embargoID uint32) error {
-	msg, root := newMessage()
-	d, err := root.NewDisembargo()
-	if err != nil {
-		msg.Release()
-		return err
-	}
-	mt, err := d.NewTarget()
-	if err != nil {
-		msg.Release()
-		return err
-	}
-	mt.SetImportedCap(importID)
-	d.Context().SetReceiverLoopback(embargoID)
-	_ = c.send(msg)
-	return nil
-}
-
 // An embargo holds back calls on a capability of ours that came back in
 // the results of one of our questions on which we had pipelined calls
 // (rpc.capnp, Disembargo): those calls went to the peer, which reflects
@@ -141,11 +81,18 @@ func (c *Conn) embargoResults(q *question, ret rpccp.Return, msg *capnp.Message)
 	}
 	payload, _ := ret.Results()
 	descs, _ := payload.CapTable()
+	return c.embargo(q, msg, func(idx int) bool { return idx < descs.Len() && isLocal(descs.At(idx)) })
+}
+
+// embargo puts an embargo on each capability in q's results (in msg)
+// that a transform of q's pipelined calls reaches and local says is ours.
+// Called with c.mu held.
+func (c *Conn) embargo(q *question, msg *capnp.Message, local func(idx int) bool) []disembargo {
 	done := map[int]bool{}
 	var out []disembargo
 	for _, ops := range q.piped {
 		idx, ok := capIndex(q.results, ops, msg)
-		if !ok || done[idx] || idx >= descs.Len() || !isLocal(descs.At(idx)) {
+		if !ok || done[idx] || !local(idx) {
 			continue
 		}
 		done[idx] = true

@@ -13,7 +13,8 @@ type export struct {
 	id     uint32
 	client capnp.Client // our own reference, released when refs reaches 0
 	refs   uint32
-	key    any // comparable Brand value used to find it again, or nil
+	key    any  // comparable Brand value used to find it again, or nil
+	watch  bool // an unresolved promise, watched for its Resolve (promise.go)
 }
 
 // exportTable holds our exports by id, and by brand so that a capability
@@ -141,15 +142,30 @@ func (c *Conn) fillCapTable(payload rpccp.Payload, ct *capnp.CapTable) ([]uint32
 			d.SetNone()
 			continue
 		}
-		if id, ok := c.ownImport(client); ok {
-			d.SetReceiverHosted(id)
-			continue
+		if id, ok := c.describe(d, client); ok {
+			sent = append(sent, id)
 		}
-		id := c.exports.add(client)
-		d.SetSenderHosted(id)
-		sent = append(sent, id)
 	}
 	return sent, nil
+}
+
+// describe writes the descriptor of client, not null: receiverHosted for
+// an import of this connection; otherwise it is exported (one more
+// reference, whose id describe returns), as senderPromise while it is an
+// unresolved promise (promise.go), else senderHosted. Called with c.mu
+// held.
+func (c *Conn) describe(d rpccp.CapDescriptor, client capnp.Client) (uint32, bool) {
+	if id, ok := c.ownImport(client); ok {
+		d.SetReceiverHosted(id)
+		return 0, false
+	}
+	id := c.exports.add(client)
+	if c.exportPromise(id, client) {
+		d.SetSenderPromise(id)
+	} else {
+		d.SetSenderHosted(id)
+	}
+	return id, true
 }
 
 // ownImport reports whether client is a capability the peer hosts on this

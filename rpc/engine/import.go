@@ -8,15 +8,20 @@ import (
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 )
 
-// importClient is the hook of one capability descriptor the peer sent us
-// (senderHosted or senderPromise): every descriptor gets its own hook,
-// which owns exactly one of the peer's references and sends Release(id,
-// 1) when the last capnp.Client on it is released. Calls go to the
-// import id; a promise keeps being called by its id after it resolves
-// (the peer forwards), so no embargo is needed on our side.
+// importClient is the hook of a capability the peer exported to us
+// (senderHosted or senderPromise), one per import id while any client
+// holds it, so that two descriptors of one export give clients that are
+// IsSame. refs counts the descriptors received for this hook; its
+// Shutdown, when the last capnp.Client on it is released, sends
+// Release(id, refs). Calls go to the import id; a promise keeps being
+// called by its id after it resolves (the peer forwards), so no embargo
+// is needed on our side.
 type importClient struct {
-	c  *Conn
-	id uint32
+	c    *Conn
+	id   uint32
+	weak capnp.WeakClient // finds the hook again for the next descriptor
+
+	refs uint32 // guarded by c.mu
 }
 
 var _ capnp.ClientHook = (*importClient)(nil)
@@ -34,10 +39,20 @@ func (ic *importClient) Recv(ctx context.Context, r capnp.Recv) capnp.PipelineCa
 // Brand identifies the hook, so that sending it back becomes receiverHosted.
 func (ic *importClient) Brand() capnp.Brand { return capnp.Brand{Value: ic} }
 
-// Shutdown releases our reference to the peer's capability.
+// Shutdown releases our references to the peer's capability. A
+// descriptor for the id received meanwhile found the hook gone (its weak
+// reference fails) and made a new one, which counts its own references.
 func (ic *importClient) Shutdown() {
-	ic.c.liveImports.Add(-1)
-	ic.c.sendRelease(ic.id, 1)
+	c := ic.c
+	c.liveImports.Add(-1)
+	c.mu.Lock()
+	n := ic.refs
+	ic.refs = 0
+	if c.imports[ic.id] == ic {
+		delete(c.imports, ic.id)
+	}
+	c.mu.Unlock()
+	c.sendRelease(ic.id, n)
 }
 
 func (ic *importClient) String() string { return "import " + strconv.FormatUint(uint64(ic.id), 10) }
@@ -139,8 +154,20 @@ func (c *Conn) answerCap(pa rpccp.PromisedAnswer) (capnp.Client, error) {
 	return p.AddRef(), nil
 }
 
-// newImport is a client holding one reference to the peer's export id.
+// newImport is a client on the peer's export id, counting one more
+// reference: a new reference to the id's live hook if there is one.
+// Called with c.mu held.
 func (c *Conn) newImport(id uint32) capnp.Client {
+	if ic := c.imports[id]; ic != nil {
+		if cl, ok := ic.weak.AddRef(); ok {
+			ic.refs++
+			return cl
+		}
+	}
+	ic := &importClient{c: c, id: id, refs: 1}
+	cl := capnp.NewClient(ic)
+	ic.weak = cl.WeakRef()
+	c.imports[id] = ic
 	c.liveImports.Add(1)
-	return capnp.NewClient(&importClient{c: c, id: id})
+	return cl
 }

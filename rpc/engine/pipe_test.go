@@ -28,8 +28,11 @@ type pipeCodec struct {
 
 var errPipeClosed = errors.New("pipe closed")
 
-func newPipe() (*pipeCodec, *pipeCodec) {
-	a, b := make(chan []byte, 64), make(chan []byte, 64)
+func newPipe() (*pipeCodec, *pipeCodec) { return newPipeN(64) }
+
+// newPipeN is newPipe holding up to n messages each way.
+func newPipeN(n int) (*pipeCodec, *pipeCodec) {
+	a, b := make(chan []byte, n), make(chan []byte, n)
 	closed, once := make(chan struct{}), &sync.Once{}
 	return &pipeCodec{in: a, out: b, closed: closed, once: once},
 		&pipeCodec{in: b, out: a, closed: closed, once: once}

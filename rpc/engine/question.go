@@ -26,17 +26,28 @@ type question struct {
 	paramExports []uint32 // released if the Return says releaseParamCaps
 
 	// Guarded by c.mu.
-	stop       func() bool // disarms the cancellation AfterFunc
-	returned   bool        // the Return has arrived
-	finishSent bool        // our Finish is sent (or being sent)
-	settled    bool        // the promise is resolved
-	sending    int         // pipelined Calls on this question being written
-	results    capnp.Ptr   // after a Return with results
-	err        error       // after a Return with an exception
-	resultMsg  *capnp.Message
-	released   bool                 // the caller released the answer
-	piped      [][]capnp.PipelineOp // distinct transforms pipelined Calls used
-	embargoes  []disembargo         // to send with the Finish
+	stop     func() bool // disarms the cancellation AfterFunc
+	returned bool        // the Return has arrived
+	canceled bool        // the caller's context ended before the Return
+	// The Return said takeFromOtherQuestion: the results are an answer
+	// of ours still running; pipelined calls keep going to the peer
+	// until they are handed over (tailcall.go).
+	redirected bool
+	settled    bool // the promise is resolved
+	sending    int  // pipelined Calls on this question being written
+	// The Finish is due once the question returned or was canceled; it
+	// is written once no pipelined Call on the question is being written
+	// (taken by the goroutine that finds it so), and the id is free once
+	// it is written and the Return has arrived.
+	finishDue     bool
+	finishTaken   bool
+	finishWritten bool
+	results       capnp.Ptr // after a Return with results
+	err           error     // after a Return with an exception
+	resultMsg     *capnp.Message
+	released      bool                 // the caller released the answer
+	piped         [][]capnp.PipelineOp // distinct transforms pipelined Calls used
+	embargoes     []disembargo         // to send with the Finish
 }
 
 // questionTable holds our questions by id. Guarded by Conn.mu. An id is
@@ -173,22 +184,37 @@ func buildCall(tgt dest, s capnp.Send) (*capnp.Message, rpccp.Call, rpccp.Payloa
 	return msg, call, params, nil
 }
 
-// cancel is the caller's context ending before the Return: Finish asks
-// the peer to cancel, and the answer fails at once.
+// cancel is the caller's context ending before the Return: the answer
+// fails at once, and a Finish asks the peer to cancel, written after the
+// Calls pipelined on the question that are still being written (a Call
+// must never follow its target's Finish).
 func (q *question) cancel(cause error) {
 	c := q.c
 	c.mu.Lock()
-	if q.returned || q.finishSent || c.dead {
+	if q.returned || q.canceled || c.dead {
 		c.mu.Unlock()
 		return
 	}
-	q.finishSent = true
+	q.canceled, q.finishDue = true, true
+	finish := q.takeFinish()
 	c.mu.Unlock()
-	c.sendFinish(q.id, true)
 	if cause == nil {
 		cause = errCanceled
 	}
 	q.settleErr(cause)
+	if finish {
+		c.finishQuestion(q)
+	}
+}
+
+// takeFinish reports whether the caller is to write q's Finish now: it is
+// due and no pipelined Call on q is being written. Called with c.mu held.
+func (q *question) takeFinish() bool {
+	if !q.finishDue || q.sending > 0 || q.finishTaken {
+		return false
+	}
+	q.finishTaken = true
+	return true
 }
 
 // settle resolves the promise once; later results are dropped.

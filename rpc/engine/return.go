@@ -18,17 +18,20 @@ func (c *Conn) handleReturn(msg *capnp.Message, m rpccp.Message) error {
 	}
 	c.mu.Lock()
 	q := c.questions.byID[ret.AnswerId()]
-	if q == nil || q.returned {
+	if q == nil || q.returned || q.redirected {
 		c.mu.Unlock()
 		msg.Release()
 		return protocolErr("return for an unknown question")
 	}
-	q.returned = true
 	var gone []capnp.Client
 	if ret.ReleaseParamCaps() {
 		gone = c.releaseExports(q.paramExports)
 	}
-	canceled := q.finishSent
+	if ret.Which() == rpccp.Return_Which_takeFromOtherQuestion {
+		return c.takeFrom(q, ret.TakeFromOtherQuestion(), msg, gone)
+	}
+	q.returned = true
+	canceled := q.canceled
 	var results capnp.Ptr
 	var rerr error
 	if !canceled {
@@ -39,12 +42,10 @@ func (c *Conn) handleReturn(msg *capnp.Message, m rpccp.Message) error {
 			q.embargoes = c.embargoResults(q, ret, msg)
 		}
 	}
-	finish := !q.finishSent && q.sending == 0
-	if finish {
-		q.finishSent = true
-	}
-	if canceled {
-		c.questions.remove(q.id) // our Finish was written before
+	q.finishDue = true
+	finish := q.takeFinish()
+	if q.finishWritten {
+		c.questions.remove(q.id) // canceled, and the Finish is on the wire
 	}
 	stop := q.stop
 	c.mu.Unlock()
@@ -102,18 +103,22 @@ func (c *Conn) readReturn(msg *capnp.Message, ret rpccp.Return) (capnp.Ptr, erro
 
 // finishQuestion writes the Disembargoes of a returned question (after
 // every Call pipelined on it: they must not overtake one), then its
-// Finish, and frees its id.
+// Finish (releasing the results' caps if the caller canceled: it never
+// read them), and frees its id if the Return has arrived; otherwise
+// handleReturn frees it. Its caller took the Finish (takeFinish).
 func (c *Conn) finishQuestion(q *question) {
 	c.mu.Lock()
 	embargoes := q.embargoes
 	q.embargoes = nil
+	canceled := q.canceled
 	c.mu.Unlock()
 	for _, d := range embargoes {
 		c.sendDisembargo(q.id, d)
 	}
-	c.sendFinish(q.id, false)
+	c.sendFinish(q.id, canceled)
 	c.mu.Lock()
-	if c.questions.byID[q.id] == q {
+	q.finishWritten = true
+	if q.returned && c.questions.byID[q.id] == q {
 		c.questions.remove(q.id)
 	}
 	c.mu.Unlock()
@@ -156,12 +161,14 @@ func (q *question) pipeTarget(ops []capnp.PipelineOp) (*dest, capnp.Client, erro
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
+	case q.canceled:
+		return nil, capnp.Client{}, errCanceled
 	case q.returned && q.err != nil:
 		return nil, capnp.Client{}, q.err
 	case q.returned:
 		cl, err := capAt(q.results, ops)
 		return nil, cl, err
-	case q.finishSent || c.dead:
+	case c.dead:
 		return nil, capnp.Client{}, errCanceled
 	}
 	q.sending++
@@ -170,15 +177,12 @@ func (q *question) pipeTarget(ops []capnp.PipelineOp) (*dest, capnp.Client, erro
 }
 
 // doneSending ends one pipelined Call's write; the last one after the
-// Return sends the Finish.
+// Return or the cancellation sends the Finish.
 func (q *question) doneSending() {
 	c := q.c
 	c.mu.Lock()
 	q.sending--
-	finish := q.returned && q.sending == 0 && !q.finishSent
-	if finish {
-		q.finishSent = true
-	}
+	finish := q.takeFinish()
 	c.mu.Unlock()
 	if finish {
 		c.finishQuestion(q)

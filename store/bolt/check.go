@@ -46,8 +46,9 @@ const MaxProblems = 1000
 //     from the earliest to the head and nothing before the earliest; every
 //     op-id index entry points at the log record that names it, or, before
 //     the earliest, at a compacted cursor no other op id has; the state is
-//     what the log gives: each entity written by the last op of its
-//     (kind, key) and no entity a later delete removed, checked against
+//     what the log gives: each entity written by the newest version
+//     (apply.Supersedes) of its (kind, key) since its last delete, and no
+//     entity a later delete removed, checked against
 //     its log record, and an entity whose record was compacted against its
 //     own digest (the state before the earliest cursor cannot be replayed:
 //     it is taken as it is); a deleted share has no log left;

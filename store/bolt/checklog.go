@@ -6,13 +6,44 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
-// lastOp is the last op of one (kind, key) in the readable log.
+// lastOp is the op of one (kind, key) the state must hold: the newest
+// version (apply.Supersedes) of the readable log's ops since the key's
+// last delete, over its value at the earliest cursor.
 type lastOp struct {
 	cursor sharevat.Cursor
 	delete bool
-	seen   bool // the state holds the entity (set while checking it)
+	body   []byte // the winning version's (not copied: valid in the check's transaction)
+	seen   bool   // the state holds the entity (set while checking it)
+}
+
+// fold records e, an op of lo's key read after the op lo names.
+func (lo *lastOp) fold(e *sharevat.Entry) {
+	if e.Delete || lo.delete || apply.Supersedes(e.Body, lo.body) {
+		*lo = lastOp{cursor: e.Cursor, delete: e.Delete, body: e.Body}
+	}
+}
+
+// priorOp is the op that gave key k its value at the earliest cursor:
+// its base copy, else the state's value if it is of a compacted op;
+// nil when the key had none (or its value is unreadable: the state and
+// base checks report that).
+func priorOp(b *shareBuckets, k []byte) *lastOp {
+	v := b.state.Get(k)
+	if b.base != nil && b.base.Get(k) != nil {
+		v = b.base.Get(k)
+	}
+	if v == nil {
+		return nil
+	}
+	at, err := entityCursor(v)
+	body, berr := entityBody(v)
+	if err != nil || berr != nil || at >= b.s.Earliest {
+		return nil
+	}
+	return &lastOp{cursor: at, body: body}
 }
 
 // shareBuckets are one share's buckets, as Check finds them.
@@ -50,7 +81,8 @@ func (c *checker) shareLog(tx *bbolt.Tx, s *sharevat.Share) {
 }
 
 // logEntries checks every log record and the run of cursors, and
-// returns the head and the last op of every (kind, key) in the log.
+// returns the head and, for every (kind, key) in the log, the op the
+// state must hold.
 func (c *checker) logEntries(b *shareBuckets) (sharevat.Cursor, map[string]*lastOp) {
 	id, next := b.s.ID, b.s.Earliest
 	touched := map[string]*lastOp{}
@@ -75,7 +107,16 @@ func (c *checker) logEntries(b *shareBuckets) (sharevat.Cursor, map[string]*last
 			continue
 		}
 		if sharevat.IsStateKind(e.Kind) {
-			touched[string(stateKey(e.Kind, e.Key))] = &lastOp{cursor: e.Cursor, delete: e.Delete}
+			k := stateKey(e.Kind, e.Key)
+			lo := touched[string(k)]
+			if lo == nil {
+				lo = priorOp(b, k)
+			}
+			if lo == nil {
+				lo = &lastOp{cursor: e.Cursor, delete: e.Delete, body: e.Body}
+			}
+			lo.fold(&e)
+			touched[string(k)] = lo
 		}
 	}
 	return next - 1, touched
@@ -160,8 +201,9 @@ func (c *checker) indexed(b *shareBuckets, k []byte, at sharevat.Cursor, d [32]b
 	}
 }
 
-// state checks every entity against the log's last op of its (kind,
-// key); an entity whose record was compacted against its own digest.
+// state checks every entity against the op of its (kind, key) the log
+// says it must be (lastOp); an entity whose record was compacted
+// against its own digest.
 func (c *checker) state(b *shareBuckets, touched map[string]*lastOp) {
 	id := b.s.ID
 	_ = b.state.ForEach(func(k, v []byte) error {
@@ -175,7 +217,7 @@ func (c *checker) state(b *shareBuckets, touched map[string]*lastOp) {
 		case lo != nil && lo.delete:
 			c.add(id, ent.Cursor, "a %s entity the delete at cursor %d removed is in the state", ent.Kind, lo.cursor)
 		case lo != nil && lo.cursor != ent.Cursor:
-			c.add(id, ent.Cursor, "a %s entity is from cursor %d; the last op of its key is at %d", ent.Kind, ent.Cursor, lo.cursor)
+			c.add(id, ent.Cursor, "a %s entity is from cursor %d; the newest version of its key is at %d", ent.Kind, ent.Cursor, lo.cursor)
 		case lo == nil && ent.Cursor >= b.s.Earliest:
 			c.add(id, ent.Cursor, "a %s entity no op in the log wrote", ent.Kind)
 		case lo == nil && own == nil:

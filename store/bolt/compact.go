@@ -7,6 +7,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 	"github.com/sharevat/sharevat/store/internal/core"
 )
 
@@ -63,7 +64,7 @@ func compactLog(tx *bbolt.Tx, s *sharevat.Share, before sharevat.Cursor) error {
 	if err != nil {
 		return err
 	}
-	c := compaction{id: s.ID, log: log, ops: ops, state: state, base: base, before: before, touched: map[string]struct{}{}}
+	c := compaction{id: s.ID, log: log, ops: ops, state: state, base: base, earliest: s.Earliest, before: before, touched: map[string]struct{}{}}
 	if err := c.toBase(s.Earliest); err != nil {
 		return err
 	}
@@ -80,13 +81,15 @@ func compactLog(tx *bbolt.Tx, s *sharevat.Share, before sharevat.Cursor) error {
 type compaction struct {
 	id                    sharevat.ShareID
 	log, ops, state, base *bbolt.Bucket
-	before                sharevat.Cursor
+	earliest, before      sharevat.Cursor
 	touched               map[string]struct{} // state keys the dropped entries wrote
 	dropped               []sealedOp          // the dropped entries' op-id index entries
 }
 
 // toBase applies the entries [from, before) to base, checking each, so
-// that base holds the state at before-1 of every key they touched.
+// that base holds the state at before-1 of every key they touched: an
+// upsert only when it supersedes the key's value so far (apply.Supersedes,
+// as the state's own fold).
 func (c *compaction) toBase(from sharevat.Cursor) error {
 	for cur := from; cur < c.before; cur++ {
 		k := u64Key(uint64(cur))
@@ -103,9 +106,13 @@ func (c *compaction) toBase(from sharevat.Cursor) error {
 		}
 		sk := stateKey(e.Kind, e.Key)
 		c.touched[string(sk)] = struct{}{}
-		if e.Delete {
+		switch prior, ok, perr := c.prior(sk); {
+		case perr != nil:
+			return core.BadRecord(c.id, cur, perr)
+		case e.Delete:
 			err = c.base.Delete(sk)
-		} else {
+		case ok && !apply.Supersedes(e.Body, prior):
+		default:
 			ent := sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: e.Body, Cursor: e.Cursor, At: e.At}
 			err = c.base.Put(sk, encodeEntity2(&ent, e.Digest))
 		}
@@ -114,6 +121,26 @@ func (c *compaction) toBase(from sharevat.Cursor) error {
 		}
 	}
 	return nil
+}
+
+// prior is the body of key sk at the cursor toBase has reached: its base
+// copy, else the state's value if it is of a compacted op (no op since
+// the earliest cursor superseded or deleted it), else none.
+func (c *compaction) prior(sk []byte) ([]byte, bool, error) {
+	if v := c.base.Get(sk); v != nil {
+		b, err := entityBody(v)
+		return b, err == nil, err
+	}
+	v := c.state.Get(sk)
+	if v == nil {
+		return nil, false, nil
+	}
+	at, err := entityCursor(v)
+	if err != nil || at >= c.earliest {
+		return nil, false, err
+	}
+	b, err := entityBody(v)
+	return b, err == nil, err
 }
 
 // settle makes every touched entity whose last write is now compacted
@@ -130,8 +157,8 @@ func (c *compaction) settle() error {
 		if err != nil {
 			return core.BadRecord(c.id, 0, err)
 		}
-		if ent.Cursor >= c.before {
-			continue
+		if ent.Cursor >= c.before || ent.Cursor < c.earliest {
+			continue // not compacted now, or settled by an earlier compaction
 		}
 		rec := c.log.Get(u64Key(uint64(ent.Cursor))) // checked by toBase
 		if len(rec) < entryFixed {

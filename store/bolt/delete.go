@@ -15,8 +15,8 @@ import (
 // never reused and Share and Shares still list it); every grant of it is
 // revoked at at; its logs/<id> bucket (log, op-id index, state, base) is
 // dropped, which frees its pages for reuse; it leaves share_status and
-// its parent's share_children. Its own forks live on; its audit records
-// stay. Errors: ENotFound if it does not exist or is already deleted.
+// its parent's share_children and its tree's fork_tree charges. Its own
+// forks live on; its audit records stay. Errors: ENotFound if it does not exist or is already deleted.
 func (db *DB) Delete(ctx context.Context, id sharevat.ShareID, at time.Time) error {
 	return db.updateFlushed(ctx, "delete share", func(tx *bbolt.Tx) error {
 		s, err := liveShare(tx, id)
@@ -27,6 +27,9 @@ func (db *DB) Delete(ctx context.Context, id sharevat.ShareID, at time.Time) err
 			return err
 		}
 		if err := tx.Bucket(bucketLogs).DeleteBucket([]byte(id)); err != nil {
+			return err
+		}
+		if err := unchargeFork(tx, &s); err != nil {
 			return err
 		}
 		old := s

@@ -92,6 +92,19 @@ func entityCursor(v []byte) (sharevat.Cursor, error) {
 	return sharevat.Cursor(binary.BigEndian.Uint64(v[1:])), nil
 }
 
+// entityBody is the body a state or base value of either version holds,
+// not copied.
+func entityBody(v []byte) ([]byte, error) {
+	fixed := entityFixed
+	if len(v) > 0 && v[0] == entityVersion {
+		fixed = entity2Fixed
+	}
+	if len(v) < fixed || (v[0] != formatVersion && v[0] != entityVersion) {
+		return nil, corruptf("entity value of %d bytes: bad header", len(v))
+	}
+	return v[fixed:], nil
+}
+
 // decodeEntity decodes a state key and value, copying what it keeps.
 func decodeEntity(k, v []byte) (sharevat.Entity, error) {
 	e, _, err := decodeEntityDigest(k, v)

@@ -24,6 +24,12 @@ import (
 // deleted; EInvalid if at is past its head; ECompacted if at <
 // earliest-1.
 func (db *DB) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant) (sharevat.Share, error) {
+	return db.ForkWithin(ctx, parent, at, s, owner, sharevat.ForkQuota{})
+}
+
+// ForkWithin is Fork within quota q (sharevat.ShareStore), counted in
+// the fork's write transaction, which bbolt runs alone (forktree.go).
+func (db *DB) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant, q sharevat.ForkQuota) (sharevat.Share, error) {
 	if err := core.NewShare(&s, &owner); err != nil {
 		return sharevat.Share{}, err
 	}
@@ -36,6 +42,10 @@ func (db *DB) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cur
 		if err := core.CheckFork(&p, at); err != nil {
 			return err
 		}
+		charge, err := chargeFork(tx, &p, q)
+		if err != nil {
+			return err
+		}
 		s.Earliest = p.Earliest
 		if tx.Bucket(bucketShares).Get([]byte(s.ID)) != nil {
 			return sharevat.Errorf(sharevat.EConflict, "share %q already exists", s.ID)
@@ -46,7 +56,11 @@ func (db *DB) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cur
 		if err := createLog(tx, s.ID); err != nil {
 			return err
 		}
-		if err := copyLog(tx, &p, &s); err != nil {
+		copied, err := copyLog(tx, &p, &s)
+		if err != nil {
+			return err
+		}
+		if err := charge.charge(s.ID, copied); err != nil {
 			return err
 		}
 		return putShare(tx, nil, &s)
@@ -64,22 +78,25 @@ type forkCopy struct {
 	fromSealed          *bbolt.Bucket // nil: the parent has no sealed index
 	toSealed            *bbolt.Bucket
 	to                  stateWriter
+	copied              int64 // bytes of the log records and op-id index entries copied
 }
 
 // copyLog copies p's log, op-id index and state up to s.ForkCursor into
-// s's new buckets.
-func copyLog(tx *bbolt.Tx, p, s *sharevat.Share) error {
+// s's new buckets, and returns the bytes of log records and op-id index
+// entries it copied (what the fork is charged, forktree.go).
+func copyLog(tx *bbolt.Tx, p, s *sharevat.Share) (int64, error) {
 	f, err := openForkCopy(tx, p, s)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := f.copyOps(s.ForkCursor); err != nil {
-		return err
+		return 0, err
 	}
 	if err := f.copyBaseState(s.Earliest); err != nil {
-		return err
+		return 0, err
 	}
-	return f.copyEntries(s.Earliest, s.ForkCursor)
+	err = f.copyEntries(s.Earliest, s.ForkCursor)
+	return f.copied, err
 }
 
 func openForkCopy(tx *bbolt.Tx, p, s *sharevat.Share) (*forkCopy, error) {
@@ -124,6 +141,7 @@ func (f *forkCopy) copyOps(at sharevat.Cursor) error {
 			if _, err := decodeBlock(k, v); err != nil {
 				return core.BadRecord(f.parent, 0, err)
 			}
+			f.copied += int64(len(k) + len(v))
 			return f.toSealed.Put(k, v)
 		})
 		if err != nil {
@@ -138,6 +156,7 @@ func (f *forkCopy) copyOps(at sharevat.Cursor) error {
 		if c > at {
 			return nil
 		}
+		f.copied += int64(len(k) + len(v))
 		return f.toOps.Put(k, v)
 	})
 }
@@ -177,6 +196,7 @@ func (f *forkCopy) copyEntries(from, at sharevat.Cursor) error {
 		if err != nil {
 			return core.BadRecord(f.parent, cur, err)
 		}
+		f.copied += int64(len(k) + len(v))
 		if err := f.toLog.Put(k, v); err != nil {
 			return err
 		}

@@ -53,7 +53,7 @@ func (db *DB) Read(ctx context.Context, id sharevat.ShareID, after sharevat.Curs
 	if limit < 1 {
 		return nil, 0, sharevat.Errorf(sharevat.EInvalid, "read limit is %d; want at least 1", limit)
 	}
-	tv := db.tailView(id, false)
+	tv := db.tailView(id)
 	err = db.view(ctx, "read", func(tx *bbolt.Tx) error {
 		s, err := liveShare(tx, id)
 		stored := s.Head
@@ -115,7 +115,7 @@ func keyCursor(k []byte, def sharevat.Cursor) sharevat.Cursor {
 // Snapshot returns the materialized state, ordered by (kind, key), and
 // the head it reflects. Errors: ENotFound (also for a deleted share).
 func (db *DB) Snapshot(ctx context.Context, id sharevat.ShareID) (out []sharevat.Entity, head sharevat.Cursor, err error) {
-	tv := db.tailView(id, true)
+	tv := db.tailView(id)
 	err = db.view(ctx, "snapshot", func(tx *bbolt.Tx) error {
 		s, err := liveShare(tx, id)
 		if err != nil {

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // overlay holds what the write-ahead log has made durable and the data
 // file does not hold yet: the records in LSN order, and for each share
-// its tail — the entries in cursor order, their op ids, and for each
-// state entity the last entry that wrote it. It is what etcd's read
-// buffer is to its backend: every read merges it over the data file.
+// its tail — the entries in cursor order and their op ids. It is what
+// etcd's read buffer is to its backend: every read merges it over the
+// data file.
 //
 // Locking: publish (under walState.pubMu) and trim (under the log's
 // order lock, walState.order) change it under mu; the decider, which
@@ -34,7 +35,6 @@ type overlay struct {
 type tail struct {
 	entries []*sharevat.Entry          // consecutive cursors
 	ops     map[string]*sharevat.Entry // op id → entry
-	state   map[string]*sharevat.Entry // stateKey → last entry that wrote it
 	updated time.Time                  // the last append's time
 }
 
@@ -57,16 +57,13 @@ func (o *overlay) publish(recs []*walRecord) {
 		o.bytes += int64(r.size)
 		t := o.tails[r.share]
 		if t == nil {
-			t = &tail{ops: map[string]*sharevat.Entry{}, state: map[string]*sharevat.Entry{}}
+			t = &tail{ops: map[string]*sharevat.Entry{}}
 			o.tails[r.share] = t
 		}
 		for i := range r.entries {
 			e := &r.entries[i]
 			t.entries = append(t.entries, e)
 			t.ops[e.OpID] = e
-			if sharevat.IsStateKind(e.Kind) {
-				t.state[string(stateKey(e.Kind, e.Key))] = e
-			}
 		}
 		if r.now.After(t.updated) {
 			t.updated = r.now
@@ -100,10 +97,6 @@ func (o *overlay) drop(r *walRecord) {
 	for i := range r.entries {
 		e := &r.entries[i]
 		delete(t.ops, e.OpID)
-		k := string(stateKey(e.Kind, e.Key))
-		if t.state[k] == e {
-			delete(t.state, k)
-		}
 	}
 	t.entries = t.entries[min(len(r.entries), len(t.entries)):]
 	if len(t.entries) == 0 {
@@ -134,25 +127,18 @@ func (o *overlay) size() (int, int64) {
 // tailView is a reader's copy of one share's tail.
 type tailView struct {
 	entries []*sharevat.Entry
-	state   []*sharevat.Entry // with withState
 	updated time.Time
 }
 
-// view copies share id's tail (and its state entries if withState).
-func (o *overlay) view(id sharevat.ShareID, withState bool) tailView {
+// view copies share id's tail.
+func (o *overlay) view(id sharevat.ShareID) tailView {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	t := o.tails[id]
 	if t == nil {
 		return tailView{}
 	}
-	v := tailView{entries: t.entries[:len(t.entries):len(t.entries)], updated: t.updated}
-	if withState {
-		for _, e := range t.state {
-			v.state = append(v.state, e)
-		}
-	}
-	return v
+	return tailView{entries: t.entries[:len(t.entries):len(t.entries)], updated: t.updated}
 }
 
 // head is the cursor of the view's last entry (0 if none).
@@ -181,30 +167,64 @@ func (v *tailView) after(c sharevat.Cursor, out []sharevat.Entry) []sharevat.Ent
 	return out
 }
 
-// mergeState lays the view's state entries newer than the data file's
-// head over state (the data file's, in (kind, key) order) and returns
-// the result in that order.
+// mergeState folds the view's entries newer than the data file's head
+// into state (the data file's, in (kind, key) order) by the version
+// rule, as the data file will once they are applied, and returns the
+// result in that order.
 func (v *tailView) mergeState(state []sharevat.Entity, head sharevat.Cursor) []sharevat.Entity {
-	changed := map[string]*sharevat.Entry{}
-	for _, e := range v.state {
-		if e.Cursor > head {
-			changed[e.Kind+"\x00"+e.Key] = e
+	var f *stateFold
+	for _, e := range v.entries {
+		if e.Cursor <= head || !sharevat.IsStateKind(e.Kind) {
+			continue
 		}
+		if f == nil {
+			f = newStateFold(state)
+		}
+		f.add(e)
 	}
-	if len(changed) == 0 {
+	if f == nil {
 		return state
 	}
-	out := state[:0:0]
-	for _, ent := range state {
-		if _, ok := changed[ent.Kind+"\x00"+ent.Key]; !ok {
-			out = append(out, ent)
-		}
+	return f.result()
+}
+
+// stateFold is a snapshot's state with entries folded into it.
+type stateFold struct {
+	out []sharevat.Entity
+	at  map[string]int // kind ‖ 0 ‖ key → index in out; -1: deleted
+}
+
+func newStateFold(state []sharevat.Entity) *stateFold {
+	f := &stateFold{out: slices.Clone(state), at: make(map[string]int, len(state))}
+	for i := range f.out {
+		f.at[f.out[i].Kind+"\x00"+f.out[i].Key] = i
 	}
-	for _, e := range changed {
-		if !e.Delete {
-			out = append(out, sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: slices.Clone(e.Body), Cursor: e.Cursor, At: e.At})
+	return f
+}
+
+// add folds e: a delete removes its entity, an upsert replaces it only
+// if it supersedes it (apply.Supersedes).
+func (f *stateFold) add(e *sharevat.Entry) {
+	k := e.Kind + "\x00" + e.Key
+	i, ok := f.at[k]
+	has := ok && i >= 0
+	switch {
+	case e.Delete:
+		if has {
+			f.out[i].Kind = "" // dropped by result
 		}
+		f.at[k] = -1
+	case has && apply.Supersedes(e.Body, f.out[i].Body):
+		f.out[i] = entityOf(e)
+	case !has:
+		f.at[k] = len(f.out)
+		f.out = append(f.out, entityOf(e))
 	}
+}
+
+// result is the folded state in (kind, key) order.
+func (f *stateFold) result() []sharevat.Entity {
+	out := slices.DeleteFunc(f.out, func(e sharevat.Entity) bool { return e.Kind == "" })
 	slices.SortFunc(out, func(a, b sharevat.Entity) int {
 		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
 			return c
@@ -214,13 +234,18 @@ func (v *tailView) mergeState(state []sharevat.Entity, head sharevat.Cursor) []s
 	return out
 }
 
+// entityOf is the entity e writes, with a copy of its body.
+func entityOf(e *sharevat.Entry) sharevat.Entity {
+	return sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: slices.Clone(e.Body), Cursor: e.Cursor, At: e.At}
+}
+
 // tailView copies share id's tail from the overlay (an empty view
 // without a log). Take it before opening the data-file transaction.
-func (db *DB) tailView(id sharevat.ShareID, withState bool) tailView {
+func (db *DB) tailView(id sharevat.ShareID) tailView {
 	if db.wal == nil {
 		return tailView{}
 	}
-	return db.wal.ov.view(id, withState)
+	return db.wal.ov.view(id)
 }
 
 // tailHeads is tailView of every share with a tail.

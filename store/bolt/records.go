@@ -39,6 +39,7 @@ type shareRecord struct {
 	ForkCursor uint64         `json:"forkCursor,omitempty"`
 	Earliest   uint64         `json:"earliest,omitempty"` // 0 or 1: never compacted
 	Settings   settingsRecord `json:"settings,omitzero"`
+	MaxBytes   int64          `json:"maxBytes,omitempty"`
 }
 
 func encodeShare(s *sharevat.Share) ([]byte, error) {
@@ -47,7 +48,7 @@ func encodeShare(s *sharevat.Share) ([]byte, error) {
 		ID: string(s.ID), Epoch: uint64(s.Epoch), Head: uint64(s.Head),
 		Deleted: s.Deleted, DeletedAt: utc(s.DeletedAt), OwnerRoot: string(s.OwnerRoot),
 		ParentID: string(s.ParentID), ForkCursor: uint64(s.ForkCursor),
-		Earliest: uint64(s.Earliest),
+		Earliest: uint64(s.Earliest), MaxBytes: s.MaxBytes,
 		Meta: metaRecord{
 			Title: m.Title, ProjectID: m.ProjectID, Directory: m.Directory,
 			Version: m.Version, Status: uint8(m.Status),
@@ -71,7 +72,7 @@ func decodeShare(b []byte) (sharevat.Share, error) {
 		Head: sharevat.Cursor(r.Head), Deleted: r.Deleted, DeletedAt: utc(r.DeletedAt),
 		OwnerRoot: sharevat.GrantID(r.OwnerRoot),
 		ParentID:  sharevat.ShareID(r.ParentID), ForkCursor: sharevat.Cursor(r.ForkCursor),
-		Earliest: sharevat.Cursor(max(r.Earliest, 1)),
+		Earliest: sharevat.Cursor(max(r.Earliest, 1)), MaxBytes: r.MaxBytes,
 		Meta: sharevat.Meta{
 			Title: m.Title, ProjectID: m.ProjectID, Directory: m.Directory,
 			Version: m.Version, Status: sharevat.Status(m.Status),

@@ -58,7 +58,7 @@ func createLog(tx *bbolt.Tx, id sharevat.ShareID) error {
 
 // Share returns one share, deleted or not. Errors: ENotFound.
 func (db *DB) Share(ctx context.Context, id sharevat.ShareID) (s sharevat.Share, err error) {
-	tv := db.tailView(id, false)
+	tv := db.tailView(id)
 	err = db.view(ctx, "share", func(tx *bbolt.Tx) error {
 		s, err = getShare(tx, id)
 		tv.overShare(&s)
@@ -97,7 +97,7 @@ func (db *DB) Shares(ctx context.Context) (out []sharevat.Share, err error) {
 // applier re-reads the record and only moves the update time forward),
 // and the returned share has the log's acknowledged appends laid over it.
 func (db *DB) UpdateMeta(ctx context.Context, id sharevat.ShareID, patch sharevat.MetaPatch, now time.Time) (s sharevat.Share, err error) {
-	tv := db.tailView(id, false)
+	tv := db.tailView(id)
 	err = db.update(ctx, "update meta", func(tx *bbolt.Tx) error {
 		if s, err = liveShare(tx, id); err != nil {
 			return err

@@ -128,12 +128,18 @@ func (v *logView) Put(e *sharevat.Entry) error {
 	return nil
 }
 
-// apply upserts or deletes e's entity; events have none.
+// apply upserts or deletes e's entity (an upsert only when it
+// supersedes the entity: apply.Supersedes); events have none.
 func (w *stateWriter) apply(e *sharevat.Entry) error {
 	if !sharevat.IsStateKind(e.Kind) {
 		return nil
 	}
 	k := stateKey(e.Kind, e.Key)
+	if !e.Delete {
+		if keep, err := w.keeps(k, e.Body); keep || err != nil {
+			return err
+		}
+	}
 	if err := w.keepBase(k); err != nil {
 		return err
 	}
@@ -141,6 +147,21 @@ func (w *stateWriter) apply(e *sharevat.Entry) error {
 		return w.state.Delete(k)
 	}
 	return w.state.Put(k, encodeEntity(e))
+}
+
+// keeps reports whether the entity under k stays as it is when a body
+// of its key is written after it: it is newer (apply.Supersedes, the
+// version rule of every fold).
+func (w *stateWriter) keeps(k, body []byte) (bool, error) {
+	old := w.state.Get(k)
+	if old == nil {
+		return false, nil
+	}
+	cur, err := entityBody(old)
+	if err != nil {
+		return false, err
+	}
+	return !apply.Supersedes(body, cur), nil
 }
 
 // keepBase copies the state value under k to base before it changes, if

@@ -41,15 +41,19 @@ func applyGroup(ctx context.Context, tx pgx.Tx, group []*commit.Call) error {
 }
 
 // openViews locks the group's share rows and loads the op-id index
-// entries its op ids (and dependencies) have, and returns a view of each
-// live share.
+// entries its op ids (and dependencies) have and the state rows its
+// upserts write, and returns a view of each live share.
 func openViews(ctx context.Context, tx pgx.Tx, group []*commit.Call) (map[sharevat.ShareID]*shareView, error) {
 	var ids [][]byte
 	var wantShare, wantOp [][]byte
+	var stShare, stKind, stKey [][]byte
 	for _, call := range group {
 		ids = append(ids, b(call.Req.Share))
 		for i := range call.Req.Batch.Ops {
 			op := &call.Req.Batch.Ops[i]
+			if sharevat.IsStateKind(op.Kind) && !op.Delete {
+				stShare, stKind, stKey = append(stShare, b(call.Req.Share)), append(stKind, b(op.Kind)), append(stKey, b(op.Key))
+			}
 			for _, id := range append([]string{op.OpID}, op.DependsOn...) {
 				wantShare, wantOp = append(wantShare, b(call.Req.Share)), append(wantOp, b(id))
 			}
@@ -76,7 +80,30 @@ func openViews(ctx context.Context, tx pgx.Tx, group []*commit.Call) (map[sharev
 		LEFT JOIN log l ON l.share = o.share AND l.cursor = o.cursor`, wantShare, wantOp).Query(func(rows pgx.Rows) error {
 		return scanIndexed(rows, views)
 	})
+	if len(stKey) > 0 {
+		batch.Queue(`SELECT DISTINCT s.share, s.kind, s.key, s.body FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) AS w(share, kind, key)
+			JOIN state s ON s.share = w.share AND s.kind = w.kind AND s.key = w.key`, stShare, stKind, stKey).Query(func(rows pgx.Rows) error {
+			return scanCurrent(rows, views)
+		})
+	}
 	return views, tx.SendBatch(ctx, batch).Close()
+}
+
+// scanCurrent files each state row under its share's view: the bodies
+// the group's upserts are weighed against (apply.Supersedes).
+func scanCurrent(rows pgx.Rows, views map[sharevat.ShareID]*shareView) error {
+	for rows.Next() {
+		var share sharevat.ShareID
+		var kind, key string
+		var body []byte
+		if err := rows.Scan(sc(&share), sc(&kind), sc(&key), &body); err != nil {
+			return err
+		}
+		if v := views[share]; v != nil {
+			v.current[kind+"\x00"+key] = body
+		}
+	}
+	return rows.Err()
 }
 
 // scanIndexed files each op-id index row under its share's view.

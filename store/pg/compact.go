@@ -63,26 +63,29 @@ func (st *Store) Compact(ctx context.Context, id sharevat.ShareID, before sharev
 }
 
 // compactLog moves s to earliest before: base forgets the keys the state
-// itself now gives (their last write is before before), takes the value
-// at before-1 of each key the dropped entries wrote and written again
-// since, and the entries go.
+// itself now gives (their newest version is before before), takes the
+// value at before-1 (foldRange) of each key the dropped entries wrote
+// and written again since, and the entries go.
 func compactLog(ctx context.Context, tx pgx.Tx, s *sharevat.Share, before sharevat.Cursor) error {
-	id, from, to, event := b(s.ID), int64(s.Earliest), int64(before), b(sharevat.KindEvent)
-	const need = `WITH last AS (
-			SELECT DISTINCT ON (kind, key) kind, key, body, cursor, at, digest, del FROM log
-			WHERE share = $1 AND cursor >= $2 AND cursor < $3 AND kind <> $4 ORDER BY kind, key, cursor DESC),
-		need AS (
+	id, from, to := b(s.ID), int64(s.Earliest), int64(before)
+	ws, err := foldRange(ctx, tx, s.ID, from, from, to-1)
+	if err != nil {
+		return err
+	}
+	last, args := winnersCTE(ws, 3)
+	args = append([]any{id, to}, args...)
+	need := last + `, need AS (
 			SELECT last.* FROM last LEFT JOIN state s ON s.share = $1 AND s.kind = last.kind AND s.key = last.key
-			WHERE s.cursor IS NULL OR s.cursor >= $3)`
+			WHERE s.cursor IS NULL OR s.cursor >= $2)`
 	batch := &pgx.Batch{}
 	batch.Queue(`DELETE FROM base USING state WHERE base.share = $1 AND state.share = $1
 		AND state.kind = base.kind AND state.key = base.key AND state.cursor < $2`, id, to)
 	batch.Queue(need+` DELETE FROM base USING need WHERE base.share = $1 AND base.kind = need.kind AND base.key = need.key AND need.del`,
-		id, from, to, event)
+		args...)
 	batch.Queue(need+` INSERT INTO base (share, kind, key, body, cursor, at, digest)
 		SELECT $1, kind, key, body, cursor, at, digest FROM need WHERE NOT del
 		ON CONFLICT (share, kind, key) DO UPDATE SET body = excluded.body, cursor = excluded.cursor, at = excluded.at, digest = excluded.digest`,
-		id, from, to, event)
+		args...)
 	batch.Queue("DELETE FROM log WHERE share = $1 AND cursor >= $2 AND cursor < $3", id, from, to)
 	batch.Queue("UPDATE shares SET earliest = $2 WHERE id = $1", id, to)
 	return tx.SendBatch(ctx, batch).Close()

@@ -30,9 +30,11 @@
 // costs four round trips whatever its size: BEGIN; one pipelined batch
 // that locks the share rows and reads the op-id index entries of every
 // op id and dependency the group names (joined with the log rows they
-// point at, to check them); one pipelined batch that writes the new log
-// rows, index rows and state (each as one INSERT … SELECT FROM unnest,
-// the state only the last write of each key) and the heads; COMMIT. The
+// point at, to check them) and the state rows its upserts write; one
+// pipelined batch that writes the new log rows, index rows and state
+// (each as one INSERT … SELECT FROM unnest,
+// the state only the newest version of each key, apply.Supersedes over
+// the state's bodies read in the first batch) and the heads; COMMIT. The
 // append engine runs in memory between the two, over a view of each
 // locked share (shareView, the apply.Tx). Acks are set only after COMMIT
 // returned. If the group's transaction fails, each call is retried alone.
@@ -73,8 +75,9 @@
 //	        at, digest. Cursors earliest..head with no gap.
 //	ops     (share, op_id) → cursor, digest: the permanent op-id index;
 //	        compaction keeps every row.
-//	state   (share, kind, key) → body, cursor, at, digest: the latest
-//	        write of each key; a delete removes the row.
+//	state   (share, kind, key) → body, cursor, at, digest: the newest
+//	        version of each key (apply.Supersedes); a delete removes the
+//	        row.
 //	base    as state: after a compaction, the value at earliest-1 of
 //	        each key written since whose earlier write was compacted.
 //	        The state at earliest-1 is the state rows older than

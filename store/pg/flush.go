@@ -6,12 +6,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // flush writes what the group's views applied, in one round trip: for
 // each share, its log rows, its op-id index rows, the base copies of
-// compacted entities about to change, the state's last write of each
-// (kind, key), and its head and update time.
+// compacted entities about to change, the state's newest version of
+// each (kind, key), and its head and update time.
 func flush(ctx context.Context, tx pgx.Tx, views map[sharevat.ShareID]*shareView) error {
 	batch := &pgx.Batch{}
 	for _, v := range views {
@@ -55,9 +56,11 @@ func queueLog(batch *pgx.Batch, id []byte, entries []*sharevat.Entry) {
 		id, opIDs, cursors, digests)
 }
 
-// queueState queues the state writes of one share's new entries: only
-// the last entry of each (kind, key) counts. Before a compacted
-// entity changes, its value is kept in base (see the package doc).
+// queueState queues the state writes of one share's new entries: each
+// (kind, key) ends on its newest version (apply.Supersedes, over the
+// state's body the view loaded), or removed by a delete. Before a
+// compacted entity changes, its value is kept in base (see the package
+// doc).
 func queueState(batch *pgx.Batch, v *shareView) {
 	type ek struct{ kind, key string }
 	last := map[ek]*sharevat.Entry{}
@@ -67,6 +70,13 @@ func queueState(batch *pgx.Batch, v *shareView) {
 			continue
 		}
 		k := ek{e.Kind, e.Key}
+		cur, has := v.current[e.Kind+"\x00"+e.Key]
+		if l, ok := last[k]; ok {
+			cur, has = l.Body, !l.Delete
+		}
+		if !e.Delete && has && !apply.Supersedes(e.Body, cur) {
+			continue
+		}
 		if _, ok := last[k]; !ok {
 			order = append(order, k)
 		}

@@ -15,21 +15,18 @@ import (
 // parent's entries up to at, each checked first (checkRange), its op-id
 // index the parent's entries up to at, and its state the parent's state
 // at at: the parent's state at earliest-1 (its entities older than
-// earliest, and base), then the last write of each key in the copied
-// entries. A compacted parent gives a compacted fork (same Earliest),
-// whose base holds the state at earliest-1 of the keys those entries
-// write. Errors: as sharevat.ShareStore.
+// earliest, and base), then the newest version (foldRange) of each key
+// in the copied entries. A compacted parent gives a compacted fork (same
+// Earliest), whose base holds the state at earliest-1 of the keys whose
+// value those entries change. Errors: as sharevat.ShareStore.
 func (st *Store) Fork(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant) (sharevat.Share, error) {
-	return st.ForkWithin(ctx, parent, at, s, owner, 0)
+	return st.ForkWithin(ctx, parent, at, s, owner, sharevat.ForkQuota{})
 }
 
-var _ sharevat.BoundedForker = (*Store)(nil)
-
-// ForkWithin implements sharevat.BoundedForker: Fork, refused when the
-// parent has max live forks already (max <= 0: no limit), counted while
-// the transaction holds the parent's row, which every fork of it takes
-// first.
-func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant, max int) (sharevat.Share, error) {
+// ForkWithin is Fork within quota q (sharevat.ShareStore), counted
+// while the transaction holds the parent's row and its tree root's,
+// which every fork of the tree takes first (forktree.go).
+func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sharevat.Cursor, s sharevat.Share, owner sharevat.Grant, q sharevat.ForkQuota) (sharevat.Share, error) {
 	if err := core.NewShare(&s, &owner); err != nil {
 		return sharevat.Share{}, err
 	}
@@ -42,11 +39,15 @@ func (st *Store) ForkWithin(ctx context.Context, parent sharevat.ShareID, at sha
 		if err := core.CheckFork(&p, at); err != nil {
 			return err
 		}
-		if err := checkForks(ctx, tx, parent, max); err != nil {
+		charged, err := chargeFork(ctx, tx, parent, at, q)
+		if err != nil {
 			return err
 		}
 		s.Earliest = p.Earliest
 		if err := insertShare(ctx, tx, &s); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE shares SET fork_bytes = $2 WHERE id = $1", b(s.ID), charged); err != nil {
 			return err
 		}
 		if err := insertGrant(ctx, tx, &owner); err != nil {
@@ -76,7 +77,7 @@ func checkForks(ctx context.Context, tx pgx.Tx, parent sharevat.ShareID, max int
 }
 
 // copyLog copies p's op-id index, log and state up to s.ForkCursor into
-// s, in one round trip.
+// s: the fold's reads, then one round trip.
 func copyLog(ctx context.Context, tx pgx.Tx, p, s *sharevat.Share) error {
 	pid, cid, at, earliest, event := b(p.ID), b(s.ID), int64(s.ForkCursor), int64(p.Earliest), b(sharevat.KindEvent)
 	batch := &pgx.Batch{}
@@ -92,13 +93,21 @@ func copyLog(ctx context.Context, tx pgx.Tx, p, s *sharevat.Share) error {
 		batch.Queue(`INSERT INTO base SELECT * FROM state WHERE share = $2 AND (kind, key) IN
 			(SELECT kind, key FROM log WHERE share = $1 AND cursor <= $3 AND kind <> $4)`, pid, cid, at, event)
 	}
-	const last = `WITH last AS (SELECT DISTINCT ON (kind, key) kind, key, body, cursor, at, digest, del FROM log
-		WHERE share = $1 AND cursor <= $3 AND kind <> $4 ORDER BY kind, key, cursor DESC)`
-	batch.Queue(last+` DELETE FROM state USING last WHERE state.share = $2 AND state.kind = last.kind AND state.key = last.key AND last.del`,
-		pid, cid, at, event)
+	ws, err := foldRange(ctx, tx, p.ID, earliest, earliest, at)
+	if err != nil {
+		return err
+	}
+	last, args := winnersCTE(ws, 2)
+	args = append([]any{cid}, args...)
+	batch.Queue(last+` DELETE FROM state USING last WHERE state.share = $1 AND state.kind = last.kind AND state.key = last.key AND last.del`,
+		args...)
 	batch.Queue(last+` INSERT INTO state (share, kind, key, body, cursor, at, digest)
-		SELECT $2, kind, key, body, cursor, at, digest FROM last WHERE NOT del
+		SELECT $1, kind, key, body, cursor, at, digest FROM last WHERE NOT del
 		ON CONFLICT (share, kind, key) DO UPDATE SET body = excluded.body, cursor = excluded.cursor, at = excluded.at, digest = excluded.digest`,
-		pid, cid, at, event)
+		args...)
+	if p.Earliest > 1 { // a key whose value at earliest-1 is still the newest needs no base copy: the state gives it
+		batch.Queue(`DELETE FROM base USING state WHERE base.share = $1 AND state.share = $1
+			AND state.kind = base.kind AND state.key = base.key AND state.cursor < $2`, cid, earliest)
+	}
 	return tx.SendBatch(ctx, batch).Close()
 }

@@ -13,22 +13,22 @@ import (
 
 // shareCols are the columns scanShare reads, in its order.
 const shareCols = `id, title, project_id, directory, version, status, created_at, updated_at, status_at,
-	epoch, head, earliest, deleted, deleted_at, owner_root, parent_id, fork_cursor, privacy, retain_ops, retain_for`
+	epoch, head, earliest, deleted, deleted_at, owner_root, parent_id, fork_cursor, privacy, retain_ops, retain_for, max_bytes`
 
 // scanShare reads one row of shareCols.
 func scanShare(row pgx.Row) (sharevat.Share, error) {
 	var s sharevat.Share
 	var status, privacy int16
-	var created, updated, statusAt, epoch, head, earliest, deletedAt, fork, retainOps, retainFor int64
+	var created, updated, statusAt, epoch, head, earliest, deletedAt, fork, retainOps, retainFor, maxBytes int64
 	err := row.Scan(sc(&s.ID), sc(&s.Meta.Title), sc(&s.Meta.ProjectID), sc(&s.Meta.Directory), sc(&s.Meta.Version),
 		&status, &created, &updated, &statusAt, &epoch, &head, &earliest, &s.Deleted, &deletedAt,
-		sc(&s.OwnerRoot), sc(&s.ParentID), &fork, &privacy, &retainOps, &retainFor)
+		sc(&s.OwnerRoot), sc(&s.ParentID), &fork, &privacy, &retainOps, &retainFor, &maxBytes)
 	if err != nil {
 		return s, err
 	}
 	s.Meta.Status, s.Meta.CreatedAt, s.Meta.UpdatedAt, s.Meta.StatusAt = sharevat.Status(status), fromNS(created), fromNS(updated), fromNS(statusAt)
 	s.Epoch, s.Head, s.Earliest, s.DeletedAt = sharevat.Epoch(epoch), sharevat.Cursor(head), sharevat.Cursor(earliest), fromNS(deletedAt)
-	s.ForkCursor = sharevat.Cursor(fork)
+	s.ForkCursor, s.MaxBytes = sharevat.Cursor(fork), maxBytes
 	s.Settings = sharevat.Settings{Privacy: sharevat.Privacy(privacy), RetainOps: uint64(retainOps), RetainFor: time.Duration(retainFor)}
 	return s, nil
 }
@@ -60,7 +60,7 @@ func liveShare(ctx context.Context, q querier, id sharevat.ShareID, lock bool) (
 // exists or ever existed.
 func insertShare(ctx context.Context, q querier, s *sharevat.Share) error {
 	tag, err := q.Exec(ctx, `INSERT INTO shares (`+shareCols+`)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)
 		ON CONFLICT (id) DO NOTHING`, shareArgs(s)...)
 	if err == nil && tag.RowsAffected() == 0 {
 		return sharevat.Errorf(sharevat.EConflict, "share %q already exists", s.ID)
@@ -74,13 +74,13 @@ func shareArgs(s *sharevat.Share) []any {
 	return []any{b(s.ID), b(m.Title), b(m.ProjectID), b(m.Directory), b(m.Version), int16(m.Status),
 		ns(m.CreatedAt), ns(m.UpdatedAt), ns(m.StatusAt), i64(s.Epoch), i64(s.Head), i64(s.Earliest),
 		s.Deleted, ns(s.DeletedAt), b(s.OwnerRoot), b(s.ParentID), i64(s.ForkCursor),
-		int16(s.Settings.Privacy), i64(s.Settings.RetainOps), int64(s.Settings.RetainFor)}
+		int16(s.Settings.Privacy), i64(s.Settings.RetainOps), int64(s.Settings.RetainFor), s.MaxBytes}
 }
 
 // putShare rewrites every column of an existing share row.
 func putShare(ctx context.Context, q querier, s *sharevat.Share) error {
 	_, err := q.Exec(ctx, `UPDATE shares SET (`+shareCols+`) =
-		($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20) WHERE id = $1`, shareArgs(s)...)
+		($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21) WHERE id = $1`, shareArgs(s)...)
 	return err
 }
 

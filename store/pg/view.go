@@ -20,6 +20,7 @@ import (
 type shareView struct {
 	s       sharevat.Share
 	known   map[string]indexed
+	current map[string][]byte // kind ‖ 0 ‖ key → the state's body, of the keys the group upserts
 	entries []*sharevat.Entry // put by this group, in cursor order
 	touched bool              // an append applied ops: move updated_at
 	now     time.Time         // the latest time of those appends
@@ -38,7 +39,7 @@ type indexed struct {
 var _ apply.Tx = (*shareView)(nil)
 
 func newShareView(s sharevat.Share) *shareView {
-	return &shareView{s: s, known: map[string]indexed{}}
+	return &shareView{s: s, known: map[string]indexed{}, current: map[string][]byte{}}
 }
 
 // Epoch is the share's current epoch.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/store/apply"
 )
 
 // appendAt appends b to share at time now with the default limits.
@@ -23,18 +24,19 @@ func appendAt(t *testing.T, st sharevat.Store, share string, b *sharevat.Batch, 
 
 // workload appends to share, in batches at times 101, 102, …, a session
 // whose entities are created, overwritten and deleted (and some
-// re-created), with events between: every cursor changes the state or
+// re-created), with events between, and versions that arrive after a
+// newer one (w5, w18: the state keeps the newer, apply.Supersedes): every cursor changes the state or
 // the log in a way a wrong fork or compaction would show. It returns the
 // whole log as read back.
 func workload(t *testing.T, st sharevat.Store, share string) []sharevat.Entry {
 	t.Helper()
 	batches := [][]sharevat.Op{
-		{put("w1", sharevat.KindSession, "ses", `{"title":"one"}`), put("w2", sharevat.KindMessage, "m1", `{"v":1}`), ev("w3")},
-		{put("w4", sharevat.KindPart, "p1", `{"text":"a"}`), put("w5", sharevat.KindPart, "p1", `{"text":"ab"}`), put("w6", sharevat.KindMessage, "m2", `{"v":1}`)},
-		{del("w7", sharevat.KindPart, "p1"), put("w8", sharevat.KindMessage, "m1", `{"v":2}`), ev("w9")},
+		{put("w1", sharevat.KindSession, "ses", `{"title":"one"}`), put("w2", sharevat.KindMessage, "m1", `{"v":1,"time":{"created":10}}`), ev("w3")},
+		{put("w4", sharevat.KindPart, "p1", `{"text":"ab","time":{"start":5}}`), put("w5", sharevat.KindPart, "p1", `{"text":"a","time":{"start":5}}`), put("w6", sharevat.KindMessage, "m2", `{"v":1}`)},
+		{del("w7", sharevat.KindPart, "p1"), put("w8", sharevat.KindMessage, "m1", `{"v":2,"time":{"created":10,"completed":30}}`), ev("w9")},
 		{put("w10", sharevat.KindPart, "p1", `{"text":"again"}`), put("w11", sharevat.KindModel, "gpt", `{}`), del("w12", sharevat.KindMessage, "m2")},
 		{put("w13", sharevat.KindSession, "ses", `{"title":"two"}`), ev("w14"), put("w15", sharevat.KindSessionDiff, "ses", `[]`)},
-		{put("w16", sharevat.KindMessage, "m3", `{"v":1}`), del("w17", sharevat.KindModel, "gpt"), put("w18", sharevat.KindMessage, "m1", `{"v":3}`)},
+		{put("w16", sharevat.KindMessage, "m3", `{"v":1}`), del("w17", sharevat.KindModel, "gpt"), put("w18", sharevat.KindMessage, "m1", `{"v":3,"time":{"created":10,"completed":20}}`)},
 	}
 	for i, ops := range batches {
 		b := batch(1, ops...)
@@ -48,7 +50,8 @@ func workload(t *testing.T, st sharevat.Store, share string) []sharevat.Entry {
 	return entries
 }
 
-// stateAt is the materialized state the entries with cursor ≤ c give,
+// stateAt is the materialized state the entries with cursor ≤ c give
+// by the version rule,
 // ordered by (kind, key): the model every store's state must match.
 func stateAt(entries []sharevat.Entry, c sharevat.Cursor) []sharevat.Entity {
 	type ek struct{ kind, key string }
@@ -59,6 +62,9 @@ func stateAt(entries []sharevat.Entry, c sharevat.Cursor) []sharevat.Entity {
 		}
 		if e.Delete {
 			delete(m, ek{e.Kind, e.Key})
+			continue
+		}
+		if old, ok := m[ek{e.Kind, e.Key}]; ok && !apply.Supersedes(e.Body, old.Body) {
 			continue
 		}
 		m[ek{e.Kind, e.Key}] = sharevat.Entity{Kind: e.Kind, Key: e.Key, Body: e.Body, Cursor: e.Cursor, At: e.At}

@@ -18,6 +18,7 @@ var snapshotTests = []test{
 	{"Empty", testSnapshotEmpty},
 	{"UpsertAndOrder", testSnapshotUpsertAndOrder},
 	{"Delete", testSnapshotDelete},
+	{"NewestVersionWins", testSnapshotNewestVersionWins},
 	{"NotFound", testSnapshotNotFound},
 }
 

@@ -1,6 +1,8 @@
 // Compares `opencode export` (JSON on stdin) with the vat's share of the
-// same session: every item of the export must be in the share at its
-// final version, field by field. Prints one JSON line:
+// same session: every item of the export must be in the share's state
+// (its snapshot: the newest version of each item, whatever order the
+// writers' ops came in) at its final version, field by field, and no op
+// id may be in the log twice. Prints one JSON line:
 // {items, missing, stale, duplicateOpIds, opIds} and exits 1 on a loss.
 // Usage: opencode export <id> | node compare.mjs <vat url> <owner token>
 import { newWebSocketRpcSession } from "capnweb";
@@ -16,18 +18,19 @@ async function stdin() {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Reads every op of the share with token. */
+/** Reads the snapshot and every op of the share with token. */
 async function readAll(url, token) {
   const vault = newWebSocketRpcSession(url.replace(/^http/, "ws") + "/capnweb");
   try {
     const r = await vault.restore(token);
     const reader = await r.share.reader();
+    const { entities } = await reader.snapshot();
     const out = [];
     let from = 0;
     for (;;) {
       const { ops, head } = await reader.read(from, 1000);
       out.push(...ops);
-      if (ops.length === 0 || out.length >= Number(head)) return out;
+      if (ops.length === 0 || out.length >= Number(head)) return { entities, log: out };
       from = Number(ops[ops.length - 1].cursor) + 1;
     }
   } finally {
@@ -43,15 +46,16 @@ const text = await stdin();
 // The export is compared as the vat stores it.
 const redacted = text.replace(/svt1_[a-z2-7]{24}_[A-Za-z0-9_-]{43}/g, "[REDACTED:sharevat-token]");
 const exp = JSON.parse(redacted.slice(redacted.indexOf("{")));
-const log = await readAll(url, token);
+const { entities, log } = await readAll(url, token);
 const latest = new Map();
 const latestEntry = new Map();
 const ids = new Map();
-for (const e of log) {
+for (const e of entities) {
   latest.set(`${e.kind}\u0000${e.key}`, e.body);
   latestEntry.set(`${e.kind}\u0000${e.key}`, e);
-  ids.set(e.opId, (ids.get(e.opId) ?? 0) + 1);
 }
+const batchOf = new Map(log.map((e) => [Number(e.cursor), e.batchId]));
+for (const e of log) ids.set(e.opId, (ids.get(e.opId) ?? 0) + 1);
 const want = [["session", exp.info.id, exp.info]];
 for (const m of exp.messages) {
   want.push(["message", m.info.id, m.info]);
@@ -66,7 +70,7 @@ for (const [kind, key, data] of want) {
     stale.push(`${kind} ${key}`);
     const e = latestEntry.get(`${kind}\u0000${key}`);
     const fields = [...new Set([...Object.keys(got ?? {}), ...Object.keys(data)])].filter((f) => !isDeepStrictEqual(got?.[f], data[f]));
-    console.error(`stale ${kind} ${key}: last written by batch ${e.batchId} at cursor ${e.cursor}; differs in ${fields.map((f) => `${f}: ${JSON.stringify(got?.[f])} (export: ${JSON.stringify(data[f])})`).join("; ")}`);
+    console.error(`stale ${kind} ${key}: the state holds the op of batch ${batchOf.get(Number(e.cursor))} at cursor ${e.cursor}; differs in ${fields.map((f) => `${f}: ${JSON.stringify(got?.[f])} (export: ${JSON.stringify(data[f])})`).join("; ")}`);
   }
 }
 const duplicateOpIds = [...ids.values()].filter((n) => n > 1).length;

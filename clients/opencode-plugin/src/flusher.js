@@ -46,55 +46,8 @@ export class Flusher {
     /** @type {Set<string>} sessions kicked while their flush ran */
     this.again = new Set();
     this.closer = new AbortController();
-    /** @type {Map<string, Redeemer>} the Redeemer of each running flush */
-    this.redeemers = new Map();
-    /** @type {Map<string, number>} session/kind/key → the highest cursor an op of this process was applied at */
-    this.appliedAt = new Map();
-    /** @type {Map<string, Promise<void>[]>} re-asserts under way, per session */
-    this.repairs = new Map();
     /** @type {Map<string, Outbox[]>} other outbox files of a session this process flushes (left by processes that are gone) */
     this.adopted = new Map();
-  }
-
-  /**
-   * Re-asserts a key's latest version when the share's log no longer ends
-   * with it. Another writer of the share (stock opencode through the
-   * door) may have stored a version first: the plugin's older version,
-   * sent after it, is then applied, and its newer one is only a duplicate
-   * (answered with the original's earlier cursor), so the log would end
-   * with the older. The ack shows it: when the last op of a key in a
-   * batch is a duplicate below a cursor an op of the key was applied at,
-   * its body is read back from the vat and enqueued again under
-   * "<op id>~<cursor>", so it lands last.
-   * @param {string} sessionID @param {{results: {opId: string, status: string, cursor: number}[]}} ack
-   */
-  reassert(sessionID, ack) {
-    /** @type {Map<string, {opId: string, status: string, cursor: number, kind: string, key: string}>} */
-    const lastOf = new Map();
-    for (const r of ack.results ?? []) {
-      const m = /^opencode:([a-z_]+):(.*):[0-9a-f]{12}(~\d+)?$/.exec(r.opId);
-      if (!m) continue;
-      const k = `${sessionID}\u0000${m[1]}\u0000${m[2]}`;
-      const cursor = Number(r.cursor);
-      if (r.status === "applied" && cursor > (this.appliedAt.get(k) ?? 0)) this.appliedAt.set(k, cursor);
-      lastOf.set(k, { ...r, cursor, kind: m[1], key: m[2] });
-    }
-    for (const [k, r] of lastOf) {
-      const top = this.appliedAt.get(k) ?? 0;
-      if (r.status !== "duplicate" || r.cursor >= top) continue;
-      const redeemer = this.redeemers.get(sessionID);
-      if (!redeemer) continue;
-      const p = (async () => {
-        const reader = await (await redeemer.share()).reader();
-        const { ops } = await reader.read(r.cursor - 1, 1);
-        const e = ops[0];
-        if (!e || e.opId !== r.opId || e.body === undefined) return;
-        this.outbox(sessionID).enqueueSync([{ opId: `${r.opId}~${top}`, kind: r.kind, key: r.key, body: /** @type {any} */ (e.body) }]);
-      })().catch((err) => this.o.log(`sharevat: session ${sessionID}: re-asserting ${r.kind} ${r.key}: ${errText(err)}`));
-      const list = this.repairs.get(sessionID) ?? [];
-      list.push(p);
-      this.repairs.set(sessionID, list);
-    }
   }
 
   /**
@@ -105,7 +58,10 @@ export class Flusher {
    * --continue` while the TUI has it open), a side outbox of this process
    * ("outbox.<pid>-<random>") in the same directory: nothing waits and
    * nothing is lost. Both flush into the session's one share; op ids are
-   * content-derived, so what both send is kept once.
+   * content-derived, so what both send is kept once, and the vat's state
+   * keeps the newest version of each item whatever order the two (and
+   * stock opencode through the door) deliver them in (the vat's version
+   * rule, docs/design.md §5 "Kinds and state").
    * @param {string} sessionID @returns {Outbox}
    */
   outbox(sessionID) {
@@ -114,10 +70,10 @@ export class Flusher {
       if (!/^[A-Za-z0-9_-]+$/.test(sessionID)) throw new Error(`session id ${JSON.stringify(sessionID)} is not a safe directory name`);
       const dir = this.dirOf(sessionID);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      ob = this.tryOpen(sessionID, path.join(dir, OUTBOX)) ?? undefined;
+      ob = this.tryOpen(path.join(dir, OUTBOX)) ?? undefined;
       if (!ob) {
         const side = `${OUTBOX}.${process.pid}-${randomBytes(4).toString("hex")}`;
-        ob = /** @type {Outbox} */ (this.tryOpen(sessionID, path.join(dir, side)));
+        ob = /** @type {Outbox} */ (this.tryOpen(path.join(dir, side)));
         this.o.log(`sharevat: session ${sessionID}: its outbox is held by another process; this one writes to ${side}`);
       }
       this.boxes.set(sessionID, ob);
@@ -126,22 +82,13 @@ export class Flusher {
   }
 
   /**
-   * Opens the outbox file at file for sessionID without waiting, or
-   * returns null when another live process holds it (a holder that is
-   * gone is taken over).
-   * @param {string} sessionID @param {string} file @returns {Outbox | null}
+   * Opens the outbox file at file without waiting, or returns null when
+   * another live process holds it (a holder that is gone is taken over).
+   * @param {string} file @returns {Outbox | null}
    */
-  tryOpen(sessionID, file) {
-    const user = this.o.outbox?.onAck;
+  tryOpen(file) {
     try {
-      return Outbox.openSync(file, {
-        ...this.o.outbox,
-        lockTimeoutMs: 0,
-        onAck: (b, ack) => {
-          user?.(b, ack);
-          this.reassert(sessionID, /** @type {any} */ (ack));
-        },
-      });
+      return Outbox.openSync(file, { ...this.o.outbox, lockTimeoutMs: 0 });
     } catch (err) {
       if (/** @type {any} */ (err)?.code === "unavailable" && /is in use/.test(String(/** @type {any} */ (err)?.message))) return null;
       throw err;
@@ -161,7 +108,7 @@ export class Flusher {
     for (const name of outboxFiles(dir)) {
       const file = path.join(dir, name);
       if (mine.has(file)) continue;
-      const ob = this.tryOpen(sessionID, file);
+      const ob = this.tryOpen(file);
       if (!ob) continue;
       if (!this.boxes.has(sessionID) && name === OUTBOX) this.boxes.set(sessionID, ob);
       else this.adopted.set(sessionID, [...(this.adopted.get(sessionID) ?? []), ob]);
@@ -258,16 +205,11 @@ export class Flusher {
     if (this.pending(sessionID) === 0) return this.retireAdopted(sessionID);
     const share = await this.ensureShare(sessionID);
     const r = new Redeemer(httpBase(this.o.url), share.token, { maxBackoffMs: 10_000 });
-    this.redeemers.set(sessionID, r);
     try {
       do {
         for (const ob of this.open(sessionID)) await ob.flush(r, { signal: this.closer.signal });
-        const repairs = this.repairs.get(sessionID) ?? [];
-        this.repairs.delete(sessionID);
-        await Promise.all(repairs);
       } while (this.pending(sessionID) > 0 && !this.closer.signal.aborted);
     } finally {
-      this.redeemers.delete(sessionID);
       r.close();
     }
     await this.retireAdopted(sessionID);

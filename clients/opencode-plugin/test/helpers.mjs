@@ -46,6 +46,21 @@ export async function readLog(token) {
 }
 
 /**
+ * Reads a share's state with token (its snapshot): [{kind, key, body, cursor}].
+ * @param {string} token
+ */
+export async function readState(token) {
+  const vault = newWebSocketRpcSession(new WebSocket(vatURL().replace(/^http/, "ws") + "/capnweb"));
+  try {
+    const r = await vault.restore(token);
+    const reader = await r.share.reader();
+    return (await reader.snapshot()).entities;
+  } finally {
+    vault[Symbol.dispose]();
+  }
+}
+
+/**
  * readLog of the vat at base (http://host:port).
  * @param {string} base @param {string} token
  */

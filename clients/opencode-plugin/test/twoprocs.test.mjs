@@ -11,7 +11,7 @@ import path from "node:path";
 import test from "node:test";
 import SharevatPlugin from "../src/index.js";
 import { eventToItem, itemToOp } from "../src/mapping.js";
-import { creationToken, readLog, scratch, vatURL } from "./helpers.mjs";
+import { creationToken, readLog, readState, scratch, vatURL } from "./helpers.mjs";
 
 /** A session id no earlier run used (the door answers one share per session and creation token). */
 const freshID = (n) => `ses_two${n}_${process.pid}_${Date.now()}`;
@@ -74,16 +74,21 @@ async function interleave(a, b, s, dir, id) {
   }
 }
 
-/** Checks the share's log: every op id of the events once, no op id twice, each key ending at its last version. */
-function checkLog(log, events) {
+/**
+ * Checks the share: its log holds every op id of the events once and no op
+ * id twice; its state (token's snapshot) holds each key at its newest
+ * version (the vat's version rule, whatever order the two processes' ops
+ * came in).
+ */
+async function checkShare(token, log, events) {
   const { ids, last } = expected(events);
   const seen = log.map((e) => e.opId);
   assert.equal(new Set(seen).size, seen.length, `no op id twice: ${seen.join(" ")}`);
   for (const want of ids) assert.ok(seen.includes(want), `the vat holds ${want}`);
   /** @type {Map<string, string>} */
   const end = new Map();
-  for (const e of log) end.set(`${e.kind} ${e.key}`, JSON.stringify(e.body));
-  assert.deepEqual(end, last, "each key's last op is its newest version");
+  for (const e of await readState(token)) end.set(`${e.kind} ${e.key}`, JSON.stringify(e.body));
+  assert.deepEqual(end, last, "the share's state holds each key at its newest version");
 }
 
 test("a second process on a held session writes a side outbox at once; both flush into one share, nothing lost, no op id twice", async () => {
@@ -111,7 +116,7 @@ test("a second process on a held session writes a side outbox at once; both flus
   });
   await b.dispose();
   await a.dispose();
-  checkLog(log, all);
+  await checkShare(share(dir, id).token, log, all);
   assert.deepEqual(outboxFiles(path.join(dir, id)), ["outbox"], "the side outbox, sent whole, is removed at exit");
 });
 
@@ -138,7 +143,7 @@ test("a side outbox its process left unsent is sent by the next start, once", as
     return l.length >= expected(all).ids.size && !fs.existsSync(path.join(dir, id, side[0])) ? l : null;
   });
   await next.dispose();
-  checkLog(log, all);
+  await checkShare(share(dir, id).token, log, all);
 });
 
 /** The session's share.json, or null. */

@@ -3,7 +3,7 @@
 import { newHttpBatchRpcSession, type RpcStub } from "capnweb";
 import { toSharevatError } from "./errors.js";
 import type { AppendBatch } from "./log.js";
-import { capnwebURL } from "./transport.js";
+import { capnwebURL } from "./url.js";
 import type { Ack, Cursor, LogEntry, Token, UInt64Input, Vault } from "./wire.js";
 
 /**

@@ -3,7 +3,8 @@
 import { RpcSession, type RpcStub } from "capnweb";
 import { SharevatError, toSharevatError } from "./errors.js";
 import { Admin, Share } from "./share.js";
-import { capnwebURL, openSocket, SocketTransport } from "./transport.js";
+import { openSocket, SocketTransport } from "./transport.js";
+import { capnwebURL } from "./url.js";
 import type { Limits, Token, Vault } from "./wire.js";
 
 /** Options of {@link connect}; every field has a default. */
@@ -19,9 +20,10 @@ export interface ConnectOptions {
 }
 
 /**
- * Opens a Cap'n Web session to the vat at url (`ws://host:port/capnweb`;
- * an http(s) URL, one without a path, or the Go client's `/rpc` URL are
- * turned into that). Rejects with an "unavailable" {@link SharevatError}
+ * Opens a Cap'n Web session to the vat at url, in any form of the vat's
+ * URL (url.ts: its base `http(s)://host:port`, or its `ws(s)://…/rpc` or
+ * `…/capnweb` endpoint), at its /capnweb endpoint. Throws "invalid" for a
+ * url that cannot name a vat; rejects with an "unavailable" {@link SharevatError}
  * when the vat cannot be reached. Close the Conn when done: it releases
  * every capability of the session and lets the process exit.
  */

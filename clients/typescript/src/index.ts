@@ -13,7 +13,7 @@ export { Appender, Reader, Subscription, type AppendBatch, type SubscriptionOutc
 export { Redeemer, type RedeemerOptions } from "./redeemer.js";
 export { tail, tailIterator, type TailIterator, type TailOptions } from "./tail.js";
 export { SharevatError, errorCodes, isErrorCode, isPermanent } from "./errors.js";
-export { capnwebURL } from "./transport.js";
+export { capnwebURL, vatBaseURL } from "./url.js";
 export { appendOnce, httpBatch, readOnce } from "./batch.js";
 export type * as wire from "./wire.js";
 export type {

@@ -35,28 +35,6 @@ async function socketClass(): Promise<SocketClass> {
 }
 
 /**
- * The /capnweb address for url: http(s) becomes ws(s), and a URL with no
- * path (or the Go client's /rpc) gets /capnweb, so "http://127.0.0.1:7420"
- * and "ws://127.0.0.1:7420/rpc" both reach the Cap'n Web door.
- */
-export function capnwebURL(url: string, scheme: "ws" | "http" = "ws"): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new SharevatError("invalid", `not a URL: ${JSON.stringify(url.slice(0, 200))}`);
-  }
-  const secure = u.protocol === "https:" || u.protocol === "wss:";
-  if (!["http:", "https:", "ws:", "wss:"].includes(u.protocol)) {
-    throw new SharevatError("invalid", `unsupported URL scheme ${u.protocol} (want ws, wss, http or https)`);
-  }
-  u.protocol = scheme === "ws" ? (secure ? "wss:" : "ws:") : secure ? "https:" : "http:";
-  if (u.pathname === "" || u.pathname === "/") u.pathname = "/capnweb";
-  else if (u.pathname.endsWith("/rpc")) u.pathname = u.pathname.slice(0, -"/rpc".length) + "/capnweb";
-  return u.toString();
-}
-
-/**
  * Opens a WebSocket to url, resolving once it is open; rejects
  * "unavailable" after timeoutMs, or at once when signal aborts (the
  * half-open socket is dropped then, so nothing of it lingers).

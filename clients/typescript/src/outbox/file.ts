@@ -12,22 +12,23 @@
 // the path either nothing or a file with a header, and the old file or the
 // new one whole.
 //
-// Damage: only the last frame can be cut short by a crash (an append that
-// never resolved): a last frame cut short, or whose checksum fails, is
-// dropped at open (the file is truncated to the frames before it). Any
-// other frame that fails, an empty file, or one without the header is
-// damaged: the open is refused naming the file, and the file is left as
-// it is.
+// Damage: only the end of the file can be torn by a crash (an append that
+// never resolved): a last frame cut short, or zeros a power loss or a
+// preallocation left after the last good frame, are cut at open (the file
+// is truncated to the good frames before them). Anything else that fails
+// (a changed byte even in the last frame, a frame with data after it, an
+// empty file, one without the header) is damage: the open is refused
+// naming the file and the offset, and the file is left as it is. scan.ts
+// decides which is which, by the Go write-ahead log's rules.
 
 import fs, { promises as fsp } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { crc32c } from "./crc32c.js";
-import { DamagedError, type Storage } from "./storage.js";
+import { HDR, parse } from "./scan.js";
+import type { Storage } from "./storage.js";
 
 const enc = new TextEncoder();
-const dec = new TextDecoder("utf-8", { fatal: true });
-const HDR = 8;
 
 /** Encodes frames as they are stored. */
 export function encodeFrames(frames: string[]): Uint8Array {
@@ -71,7 +72,7 @@ export class FileStorage implements Storage {
     const data = new Uint8Array(fs.readFileSync(fd));
     const { frames, end } = parse(this.path, data);
     if (end < data.length) {
-      fs.ftruncateSync(fd, end); // an append cut short by a crash: it never resolved
+      fs.ftruncateSync(fd, end); // a torn tail: an append that never resolved, or zeros
       fs.fsyncSync(fd);
     }
     this.end = end;
@@ -162,41 +163,4 @@ export async function syncDir(dir: string): Promise<void> {
   } finally {
     await fh?.close();
   }
-}
-
-/** Reads the frames of data; returns them and where the last whole one ends. */
-function parse(path: string, data: Uint8Array): { frames: string[]; end: number } {
-  if (data.length === 0) throw new DamagedError(path, "it is empty (0 bytes)");
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const frames: string[] = [];
-  let at = 0;
-  while (at < data.length) {
-    const bad = badFrame(view, data, at);
-    if (bad) {
-      if (frames.length > 0 && bad.last) break; // a torn last append
-      throw new DamagedError(path, `${bad.why} at byte ${at} (frame ${frames.length + 1})`);
-    }
-    const len = view.getUint32(at);
-    frames.push(dec.decode(data.subarray(at + HDR, at + HDR + len)));
-    at += HDR + len;
-  }
-  if (!frames[0]?.startsWith('{"t":"hdr"')) throw new DamagedError(path, "it does not start with the outbox header");
-  return { frames, end: at };
-}
-
-/** Why the frame at `at` is not whole, and whether it is the file's last (a torn append), or undefined. */
-function badFrame(view: DataView, data: Uint8Array, at: number): { why: string; last: boolean } | undefined {
-  if (data.length - at < HDR) return { why: "a frame header is cut short", last: true };
-  const len = view.getUint32(at);
-  if (at + HDR + len > data.length) return { why: "a frame is cut short", last: true };
-  const payload = data.subarray(at + HDR, at + HDR + len);
-  if (crc32c(payload) !== view.getUint32(at + 4)) {
-    return { why: "a frame fails its checksum", last: at + HDR + len === data.length };
-  }
-  try {
-    dec.decode(payload);
-  } catch {
-    return { why: "a frame is not UTF-8", last: false };
-  }
-  return undefined;
 }

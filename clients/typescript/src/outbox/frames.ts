@@ -1,6 +1,7 @@
 // The frames every storage backend keeps, in order: the outbox's history,
 // or after a compaction a header and one snapshot. Their field names are
-// the on-disk format: never rename them.
+// the on-disk format: never rename them, and keep "t" first (the file
+// backend recognises a frame by its opening `{"t":"`, scan.ts).
 
 import type { Limits, StoredOp } from "./types.js";
 

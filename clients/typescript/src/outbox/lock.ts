@@ -1,12 +1,20 @@
 // One writer at a time: an outbox holds "<path>.lock" while it is open.
-// The lock file holds the holder's pid and a random nonce. It is created
-// with O_EXCL, so only one opener wins; a lock whose holder is gone (its
-// pid is dead: a crash, SIGKILL) is stale and is broken, so a crashed
-// holder never leaves the outbox stuck. Needs no native module.
+// The lock file names its holder (holder.ts: pid, boot id, start time, and
+// a random nonce). It is written whole to a temporary file and linked into
+// place, so only one opener wins and nobody ever reads it half written. A
+// lock whose holder is gone (crashed, SIGKILLed, the machine rebooted, its
+// pid reused since) or that names no holder is stale and is broken, so a
+// holder that is gone never leaves the outbox stuck. Needs no native module.
+//
+// Every step is a short synchronous system call on a small file (no
+// fsync: after a power loss the boot id differs, so the lock is stale
+// whatever the disk kept); acquire waits between tries on a timer,
+// acquireSync by blocking the thread.
 
-import fs, { promises as fsp, constants } from "node:fs";
+import fs from "node:fs";
 import { randomBytes } from "node:crypto";
 import { SharevatError } from "./errors.js";
+import { alive, format, parse, self } from "./holder.js";
 
 /** A held lock. */
 export interface Lock {
@@ -18,17 +26,11 @@ export interface Lock {
  * another live holder has it; then fails "unavailable: … is in use".
  */
 export async function acquire(path: string, timeoutMs: number): Promise<Lock> {
-  const lockPath = path + ".lock";
-  const mine = `${process.pid} ${randomBytes(12).toString("hex")}\n`;
   const deadline = Date.now() + timeoutMs;
   for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-    if (await tryCreate(lockPath, mine)) return { release: () => release(lockPath, mine) };
-    const holder = await readOrEmpty(lockPath);
-    if (holder !== "" && !alive(holder)) {
-      await breakStale(lockPath, holder);
-      continue;
-    }
-    if (Date.now() >= deadline) throw inUse(path, holder);
+    const got = tryTake(path);
+    if (typeof got !== "string") return got;
+    if (Date.now() >= deadline) throw inUse(path, got);
     await new Promise((r) => setTimeout(r, wait));
   }
 }
@@ -38,45 +40,49 @@ export async function acquire(path: string, timeoutMs: number): Promise<Lock> {
  * thread (Atomics.wait) while another live holder has the lock.
  */
 export function acquireSync(path: string, timeoutMs: number): Lock {
-  const lockPath = path + ".lock";
-  const mine = `${process.pid} ${randomBytes(12).toString("hex")}\n`;
   const deadline = Date.now() + timeoutMs;
   const nap = new Int32Array(new SharedArrayBuffer(4));
   for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-    if (tryCreateSync(lockPath, mine)) return { release: () => release(lockPath, mine) };
-    const holder = readOrEmptySync(lockPath);
-    if (holder !== "" && !alive(holder)) {
-      breakStaleSync(lockPath, holder);
-      continue;
-    }
-    if (Date.now() >= deadline) throw inUse(path, holder);
+    const got = tryTake(path);
+    if (typeof got !== "string") return got;
+    if (Date.now() >= deadline) throw inUse(path, got);
     Atomics.wait(nap, 0, 0, wait);
   }
 }
 
+/** Takes the lock if it is free or stale; else returns the live holder's lock line. */
+function tryTake(path: string): Lock | string {
+  const lockPath = path + ".lock";
+  const mine = format(self(randomBytes(12).toString("hex")));
+  for (;;) {
+    if (create(lockPath, mine)) return { release: async () => release(lockPath, mine) };
+    const holder = readOrEmpty(lockPath);
+    if (alive(holder)) return holder;
+    breakStale(lockPath, holder);
+  }
+}
+
 function inUse(path: string, holder: string): SharevatError {
-  const pid = holder.split(" ")[0] || "another process";
+  const pid = parse(holder)?.pid ?? "another process";
   return new SharevatError("unavailable", `the outbox file ${path} is in use (by pid ${pid}); only one process may open it at a time`);
 }
 
-function tryCreateSync(lockPath: string, content: string): boolean {
-  let fd;
+/** Puts the lock line content at lockPath unless a lock is there: written whole aside, then linked (atomic, fails if it exists). */
+function create(lockPath: string, content: string): boolean {
+  const tmp = `${lockPath}.${randomBytes(6).toString("hex")}.tmp`;
+  fs.writeFileSync(tmp, content, { mode: 0o600, flag: "wx" });
   try {
-    fd = fs.openSync(lockPath, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
+    fs.linkSync(tmp, lockPath);
+    return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw e;
-  }
-  try {
-    fs.writeFileSync(fd, content);
-    fs.fsyncSync(fd);
   } finally {
-    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
   }
-  return true;
 }
 
-function readOrEmptySync(p: string): string {
+function readOrEmpty(p: string): string {
   try {
     return fs.readFileSync(p, "utf8");
   } catch (e) {
@@ -85,8 +91,12 @@ function readOrEmptySync(p: string): string {
   }
 }
 
-/** breakStale, synchronously. */
-function breakStaleSync(lockPath: string, content: string): void {
+/**
+ * Breaks the stale lock holding content: moves it aside under a unique
+ * name and deletes it, unless what was moved is not that lock (another
+ * opener broke it and took a fresh one meanwhile), which is put back.
+ */
+function breakStale(lockPath: string, content: string): void {
   const aside = `${lockPath}.stale-${randomBytes(6).toString("hex")}`;
   try {
     fs.renameSync(lockPath, aside);
@@ -94,7 +104,7 @@ function breakStaleSync(lockPath: string, content: string): void {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
     throw e;
   }
-  if (readOrEmptySync(aside) !== content) {
+  if (readOrEmpty(aside) !== content) {
     try {
       fs.linkSync(aside, lockPath);
     } catch {
@@ -104,64 +114,6 @@ function breakStaleSync(lockPath: string, content: string): void {
   fs.rmSync(aside, { force: true });
 }
 
-async function tryCreate(lockPath: string, content: string): Promise<boolean> {
-  let fh;
-  try {
-    fh = await fsp.open(lockPath, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw e;
-  }
-  try {
-    await fh.writeFile(content);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  return true;
-}
-
-async function readOrEmpty(p: string): Promise<string> {
-  try {
-    return await fsp.readFile(p, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw e;
-  }
-}
-
-/** Whether the holder named in content may still hold it: its pid is alive (or content is half written). */
-function alive(content: string): boolean {
-  if (!content.endsWith("\n")) return true; // being written: its writer is alive
-  const pid = Number(content.split(" ")[0]);
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/**
- * Breaks the stale lock holding content: moves it aside under a unique
- * name and deletes it, unless what was moved is not that lock (another
- * opener broke it and took a fresh one meanwhile), which is put back.
- */
-async function breakStale(lockPath: string, content: string): Promise<void> {
-  const aside = `${lockPath}.stale-${randomBytes(6).toString("hex")}`;
-  try {
-    await fsp.rename(lockPath, aside);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw e;
-  }
-  if ((await readOrEmpty(aside)) !== content) {
-    await fsp.link(aside, lockPath).catch(() => {});
-  }
-  await fsp.unlink(aside).catch(() => {});
-}
-
-async function release(lockPath: string, mine: string): Promise<void> {
-  if ((await readOrEmpty(lockPath)) === mine) await fsp.unlink(lockPath).catch(() => {});
+function release(lockPath: string, mine: string): void {
+  if (readOrEmpty(lockPath) === mine) fs.rmSync(lockPath, { force: true });
 }

@@ -1,0 +1,4 @@
+package version
+
+// Fill is fill, for the external tests.
+var Fill = fill
