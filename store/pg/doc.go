@@ -98,7 +98,7 @@
 //	vault   name → value: what every vat must agree on, written once
 //	        (Claim): the pepper's fingerprint.
 //
-// and schema 5
+// and schema 6
 //
 //	door_sessions  (creator, session) → share_id (unique), entry: the
 //	               session index every vat shares (doorsession.go).

@@ -11,7 +11,7 @@ import (
 )
 
 // The session index (sharevat.SessionIndex) is the door_sessions table
-// (migrations/005_door_sessions.sql), one row per creator and session.
+// (migrations/006_door_sessions.sql), one row per creator and session.
 
 // ClaimSession stores s unless a row of its creator and session exists,
 // and returns the stored entry: the first claim wins, whichever vat made

@@ -1,4 +1,4 @@
--- Schema 5: the session index (sharevat.SessionIndex) every vat on the
+-- Schema 6: the session index (sharevat.SessionIndex) every vat on the
 -- database shares: which share a door (the opencode door) made for each
 -- creator and client session, so that two vats answer one session with
 -- one share. entry is the sharevat.DoorSession as JSON; its tokens are
