@@ -208,6 +208,10 @@
 //	                result}. seq comes from the bucket's NextSequence.
 //	audit_share     uvarint len(share id) ‖ share id ‖ 8-byte seq → empty.
 //	                Index for AuditLog(share); only records with a share.
+//	door_sessions   creator ‖ 0x00 ‖ session → JSON DoorSession (its
+//	                strings as bytes; store/internal/core). The session
+//	                index (doorsession.go); made by the first claim.
+//	door_session_shares share id → the door_sessions key naming it.
 //	logs            share id → nested bucket, created with the share and
 //	                dropped by Delete, holding:
 //
