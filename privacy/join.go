@@ -18,9 +18,10 @@ import (
 // the boundary on each side.
 const joinLimit = 256
 
-// joinRaw bounds the raw bytes decoded for joinLimit decoded ones (an
-// escape is at most 12 raw bytes: a surrogate pair).
-const joinRaw = 12 * joinLimit
+// joinRaw is the raw bytes of a string with escapes a join decodes:
+// joinLimit decoded bytes, unless escapes are dense there (then the
+// join looks at fewer).
+const joinRaw = 2 * joinLimit
 
 // join scans the end of prev's text joined to the start of cur's, and
 // records the secrets that cross into cur (or, with a separator between
@@ -29,6 +30,9 @@ func (w *walker) join(prev, cur str) {
 	poff := max(prev.start, prev.end-rawLimit(prev))
 	praw := w.body[poff:prev.end]
 	craw := w.body[cur.start:min(cur.end, cur.start+rawLimit(cur))]
+	if w.jbuf == nil {
+		w.jbuf = make([]byte, 0, 4*joinLimit)
+	}
 	w.jbuf = w.joinText(w.jbuf[:0], praw, prev.esc)
 	k := max(0, len(w.jbuf)-joinLimit)
 	n := copy(w.jbuf, w.jbuf[k:])
