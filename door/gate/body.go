@@ -10,6 +10,13 @@ import (
 	"time"
 )
 
+// BodyDeadline is how long a body of n bytes may take to arrive: base
+// plus one second per 64 KiB (a slow but honest link of 64 KiB/s), so a
+// large body is not cut off while a trickle still is.
+func BodyDeadline(base time.Duration, n int64) time.Duration {
+	return base + time.Duration(max(n, 0)/(64<<10))*time.Second
+}
+
 // readBody reads r's whole body (at most limit bytes) within timeout and
 // puts it back in memory for the door. A body with nothing to read is
 // left alone. The read deadline is cleared afterwards, so a response
@@ -18,6 +25,11 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 		return nil
 	}
+	n := r.ContentLength
+	if n < 0 {
+		n = limit // no length declared: the most it may be
+	}
+	timeout = BodyDeadline(timeout, n)
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(timeout)) // fails only on a writer that cannot
 	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
