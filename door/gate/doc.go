@@ -22,8 +22,8 @@
 //  4. The grant's quotas: decided by the vat on the capability call
 //     (vat/quotas.go), which is the only way a door reaches the store:
 //     the door makes its calls on the Pass's capabilities.
-//  5. The body is read (body.go) within BodyDeadline: Options.BodyTimeout
-//     plus one second per 64 KiB of its declared size (408 past it,
+//  5. The body is read (body.go) within BodyDeadline: its first n bytes
+//     within Options.BodyTimeout plus one second per 64 KiB of n (408 past it,
 //     400 when it fails, 413 past MaxBody) and handed to the door in
 //     memory; the door then makes its capability call.
 //

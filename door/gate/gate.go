@@ -49,9 +49,10 @@ type Options struct {
 	Refuse func(w http.ResponseWriter, status int, text string)
 	// MaxBody bounds a request's body; default DefaultMaxBody.
 	MaxBody int64
-	// BodyTimeout bounds the reading of the body: a body of n bytes must
+	// BodyTimeout bounds the reading of the body: its first n bytes must
 	// arrive within BodyTimeout plus one second per 64 KiB of n (body.go,
-	// BodyDeadline), so a 32 MiB body has 8½ minutes, not 30 s; default
+	// BodyDeadline), so a 32 MiB body that keeps coming has 8½ minutes,
+	// and a withheld one is cut off after BodyTimeout; default
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
 	// Budget is the server's one memory budget; nil: nothing is counted.
