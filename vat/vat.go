@@ -83,6 +83,8 @@ type Vat struct {
 	caps  liveCaps
 	// auditor writes audit records in batches (auditlog.go).
 	auditor *auditWriter
+	// redeems thins the redeem records (auditredeem.go).
+	redeems redeemAudit
 	// settings caches each share's settings for the append path
 	// (settings.go).
 	settings *settingsCache

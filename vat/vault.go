@@ -123,18 +123,22 @@ func (s *vault) redeemFailed(ctx context.Context, err error) error {
 	return errCannotCheck
 }
 
-// auditRedeem records a redeem's outcome in the audit log and metrics:
-// ok, unauthorized for a token's failure, or the code of a store failure.
+// auditRedeem records a redeem's outcome in the metrics and, thinned
+// per interval (auditredeem.go), the audit log: ok, unauthorized for a
+// token's failure, or the code of a store failure.
 func (s *vault) auditRedeem(ctx context.Context, g sharevat.Grant, err error) {
 	s.vat.obs.Redeemed(err == nil)
 	result := "ok"
 	if err != nil {
 		result = string(sharevat.ErrorCode(err))
 	}
-	s.vat.auditRecord(sharevat.AuditRecord{
+	rec := sharevat.AuditRecord{
 		Action: sharevat.AuditRedeem, ShareID: g.ShareID, GrantID: g.ID, Parent: g.Parent,
-		Scope: g.Scope, Epoch: g.Epoch, Peer: s.peer, Result: result,
-	}, false)
+		Scope: g.Scope, Epoch: g.Epoch, Peer: s.peer, Result: result, At: s.vat.now(),
+	}
+	if s.vat.redeems.admit(rec, rec.At) { // thinned per interval (auditredeem.go)
+		s.vat.auditRecord(rec, false)
+	}
 }
 
 // RestoreAdmin redeems the server's admin token.

@@ -8,7 +8,8 @@
 //     carries it (Options.Token: Bearer, a path segment) and redeemed on
 //     the vat's Vault before any byte of the body is read or any session
 //     kept. Every failure of the token — malformed, unknown, wrong secret,
-//     revoked, expired — is the same 401 "unauthorized: invalid or expired
+//     revoked, expired, or a share token without the door's Options.Need
+//     scope (gate.go, redeem) — is the same 401 "unauthorized: invalid or expired
 //     token" (with Options.Challenge as WWW-Authenticate); a store that
 //     could not decide is 503.
 //  3. The caller's share of the one memory budget (budget.go): the body's
@@ -21,7 +22,8 @@
 //  4. The grant's quotas: decided by the vat on the capability call
 //     (vat/quotas.go), which is the only way a door reaches the store:
 //     the door makes its calls on the Pass's capabilities.
-//  5. The body is read (body.go) within Options.BodyTimeout (408 past it,
+//  5. The body is read (body.go) within BodyDeadline: its first n bytes
+//     within Options.BodyTimeout plus one second per 64 KiB of n (408 past it,
 //     400 when it fails, 413 past MaxBody) and handed to the door in
 //     memory; the door then makes its capability call.
 //
@@ -29,7 +31,7 @@
 // Pass's capabilities belong to the request: the gate releases them when
 // the door's handler returns.
 //
-// Error answers are plain text "<code>: <message>" (the wire code of
+// Error answers are plain text (or what Options.Refuse writes of them) "<code>: <message>" (the wire code of
 // sharevat.Code and a human sentence), never a token nor a store's text:
 //
 //	413 tooLarge     the body is over MaxBody

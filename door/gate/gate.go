@@ -31,6 +31,10 @@ type Options struct {
 	Token TokenFunc
 	// Kind is the kind of token the door takes; default ShareToken.
 	Kind Kind
+	// Need is the scope a ShareToken must hold for this door (append
+	// for a sync); a token without it is refused like any bad token
+	// (401), before its body is charged or read. Zero: any scope.
+	Need sharevat.Scope
 	// Anonymous lets a request without a token through, with a Pass that
 	// holds only the Vault (an open server's creates); a token that is
 	// there is still redeemed first. Default: 401.
@@ -38,9 +42,17 @@ type Options struct {
 	// Challenge, when set, is the WWW-Authenticate header of a 401
 	// (`Bearer realm="sharevat"` for a bearer door, RFC 6750).
 	Challenge string
+	// Refuse, when set, writes the gate's refusals in the door's own
+	// format (the opencode door answers JSON); status is the HTTP status
+	// and text the plain "<code>: <message>" answer. The gate has set
+	// WWW-Authenticate and Connection: close already. Nil: plain text.
+	Refuse func(w http.ResponseWriter, status int, text string)
 	// MaxBody bounds a request's body; default DefaultMaxBody.
 	MaxBody int64
-	// BodyTimeout bounds the reading of the body; default
+	// BodyTimeout bounds the reading of the body: its first n bytes must
+	// arrive within BodyTimeout plus one second per 64 KiB of n (body.go,
+	// BodyDeadline), so a 32 MiB body that keeps coming has 8½ minutes,
+	// and a withheld one is cut off after BodyTimeout; default
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
 	// Budget is the server's one memory budget; nil: nothing is counted.
@@ -129,6 +141,10 @@ func (g *Gate) redeem(r *http.Request) (*Pass, *refusal) {
 	if err != nil {
 		return nil, redeemRefusal(err)
 	}
+	if g.opts.Kind == ShareToken && !p.Access.Scope.Has(g.opts.Need) {
+		p.release() // a token without the door's rights (a public read link sent as a secret)
+		return nil, refuse(http.StatusUnauthorized, ErrToken.Error())
+	}
 	return p, nil
 }
 
@@ -189,5 +205,9 @@ func (g *Gate) refuse(w http.ResponseWriter, no *refusal) {
 		w.Header().Set("WWW-Authenticate", g.opts.Challenge)
 	}
 	w.Header().Set("Connection", "close")
+	if g.opts.Refuse != nil {
+		g.opts.Refuse(w, no.status, no.text)
+		return
+	}
 	http.Error(w, no.text, no.status)
 }

@@ -49,7 +49,7 @@ type Options struct {
 	MaxBody int64
 	// BodyTimeout bounds the reading of a request body: its first n
 	// bytes must have arrived within BodyTimeout plus one second per
-	// 64 KiB of n (body.go; 408 past it); zero: DefaultBodyTimeout. A
+	// 64 KiB of n (gate.BodyDeadline; 408 past it); zero: DefaultBodyTimeout. A
 	// body that trickles in would otherwise hold its connection and its
 	// share of the memory budget for ever.
 	BodyTimeout time.Duration
@@ -189,7 +189,7 @@ func (d *Door) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		if r.Method != http.MethodPost {
 			return methodNot(w, "POST")
 		}
-		through(d.g.create, w, r)
+		d.g.create.ServeHTTP(w, r)
 		return nil
 	case len(rest) == 2 && rest[1] == "sync":
 		if r.Method != http.MethodPost {
@@ -217,7 +217,7 @@ func (d *Door) throughSecret(g *gate.Gate, w http.ResponseWriter, r *http.Reques
 		w.Header().Set("Connection", "close") // the rest of the body is not read
 		return err
 	}
-	through(g, w, r2)
+	g.ServeHTTP(w, r2)
 	return nil
 }
 

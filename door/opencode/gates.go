@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"capnproto.org/go/capnp/v3"
@@ -56,20 +55,21 @@ func (d *Door) newGates() gates {
 		Vault:       gate.NewVault(func(peer string) capnp.Client { return d.o.Vat.BootstrapMetered(peer, nil) }),
 		BodyTimeout: d.o.BodyTimeout,
 		CallerShare: d.o.CallerShare,
+		Refuse:      refusal,
 	}
 	if d.o.Budget != nil {
 		base.Budget = d.o.Budget
 	}
-	with := func(kind gate.Kind, tok gate.TokenFunc, max int64, anon bool, h func(http.ResponseWriter, *http.Request)) *gate.Gate {
+	with := func(kind gate.Kind, tok gate.TokenFunc, need sharevat.Scope, max int64, anon bool, h http.HandlerFunc) *gate.Gate {
 		o := base
-		o.Kind, o.Token, o.MaxBody, o.Anonymous = kind, tok, max, anon
-		return gate.New(o, reached(h))
+		o.Kind, o.Token, o.Need, o.MaxBody, o.Anonymous = kind, tok, need, max, anon
+		return gate.New(o, h)
 	}
 	return gates{
-		create:  with(gate.AdminToken, gate.PathSegment("/opencode/"), createBodyMax, d.o.Open, d.serveCreate),
-		sync:    with(gate.ShareToken, peeked, d.o.MaxBody, false, d.serveSync),
-		unshare: with(gate.ShareToken, peeked, createBodyMax, false, d.serveUnshare),
-		tokens:  with(gate.AdminToken, gate.Bearer, createBodyMax, false, d.serveTokensPassed),
+		create:  with(gate.AdminToken, gate.PathSegment("/opencode/"), 0, createBodyMax, d.o.Open, d.serveCreate),
+		sync:    with(gate.ShareToken, peeked, sharevat.ScopeAppend, d.o.MaxBody, false, d.serveSync),
+		unshare: with(gate.ShareToken, peeked, sharevat.ScopeAdmin, createBodyMax, false, d.serveUnshare),
+		tokens:  with(gate.AdminToken, gate.Bearer, 0, createBodyMax, false, d.serveTokensPassed),
 	}
 }
 
@@ -154,55 +154,13 @@ func firstSecret(rd io.Reader) (string, error) {
 
 var errNotJSON = fail(http.StatusBadRequest, "invalid: the body is not the JSON object this call takes")
 
-// refusals is a ResponseWriter that turns a gate's refusal (plain text)
-// into the door's JSON error; once the door's handler is reached it
-// passes everything through.
-type refusals struct {
-	http.ResponseWriter
-	reached bool
-	status  int
-	text    bytes.Buffer
-}
-
-func (w *refusals) WriteHeader(status int) {
-	if w.reached {
-		w.ResponseWriter.WriteHeader(status)
-		return
-	}
-	w.status = status
-}
-
-func (w *refusals) Write(b []byte) (int, error) {
-	if w.reached {
-		return w.ResponseWriter.Write(b)
-	}
-	return w.text.Write(b)
-}
-
-// Unwrap lets http.ResponseController (the gate's read deadline) reach
-// the connection.
-func (w *refusals) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// through serves r through g, answering a refusal of g as the door does.
-func through(g *gate.Gate, w http.ResponseWriter, r *http.Request) {
-	rw := &refusals{ResponseWriter: w}
-	g.ServeHTTP(rw, r)
-	if rw.reached || rw.status == 0 {
-		return
-	}
+// refusal answers a gate's refusal as the door answers its own: JSON
+// {"error": "<code>: <message>"} (gate.Options.Refuse).
+func refusal(w http.ResponseWriter, status int, text string) {
 	h := w.Header()
 	h.Del("X-Content-Type-Options")
 	setHeaders(h)
-	writeError(w, fail(rw.status, strings.TrimSpace(rw.text.String())))
-}
-
-// reached marks the door's handler reached, so that its answer passes.
-func reached(h func(http.ResponseWriter, *http.Request)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rw := w.(*refusals)
-		rw.reached = true
-		h(rw.ResponseWriter, r)
-	})
+	writeError(w, fail(status, text))
 }
 
 // passed is the share the gate redeemed r's secret to, if it is share

@@ -100,11 +100,11 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 	if err := d.catchUp(ctx, sh, st); err != nil {
 		return syncAnswer{}, err
 	}
-	fresh, added := st.filter(ops)
+	fresh, _ := st.filter(ops)
 	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
-	if e, ok, _ := d.idx.byShare(ctx, sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max { // cached by sync
-		return syncAnswer{}, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the share would hold more than its creation token's limit of %d bytes", e.Max))
-	}
+	// The share's bytes-per-share quota is the vat's (vat/sharebytes.go):
+	// a batch past it is refused whole with tooLarge, which the door
+	// answers 413 naming the limit (reply.go, classify).
 	for _, part := range d.batches(fresh) {
 		b := &sharevat.Batch{BatchID: "opencode-" + part[0].op.OpID, Epoch: sh.access.Epoch}
 		if len(b.BatchID) > d.o.Limits.MaxOpIDLen {

@@ -60,7 +60,7 @@ func (d *Door) serveTokens(w http.ResponseWriter, r *http.Request) {
 		}
 		defer done()
 	}
-	through(d.g.tokens, w, r) // the admin token redeemed before any body is read
+	d.g.tokens.ServeHTTP(w, r) // the admin token redeemed before any body is read
 }
 
 func (d *Door) serveTokensPassed(w http.ResponseWriter, r *http.Request) {
