@@ -1,5 +1,7 @@
 package sharevat
 
+import "math"
+
 // StateOrder is the order in which StatePage walks a share's
 // materialized state. Its values cross the wire: never reorder them.
 type StateOrder uint8
@@ -16,8 +18,9 @@ const (
 	ByChange
 )
 
-// Page bounds: a request's MaxCount and MaxBytes are capped at these, and
-// zero means the cap.
+// The default page bounds: a request's MaxCount or MaxBytes of zero
+// means these. Stores apply what they are given; what a peer may ask for
+// the vat caps (the wire allows at most these).
 const (
 	MaxPageCount = 1000
 	MaxPageBytes = 8 << 20
@@ -29,8 +32,10 @@ type StatePageRequest struct {
 	// After is where the previous page ended (its Next); the zero value
 	// starts at the beginning of Order.
 	After StateCursor
-	// MaxCount and MaxBytes bound the page (EntitySize counts bytes). A
-	// page holds at least one entity when any is left, whatever its size.
+	// MaxCount and MaxBytes bound the page (EntitySize counts bytes); 0
+	// means MaxPageCount or MaxPageBytes, and a negative MaxCount no count
+	// bound (ByKey only: ByChange holds the keys of MaxCount candidates).
+	// A page holds at least one entity when any is left, whatever its size.
 	MaxCount int
 	MaxBytes int
 }
@@ -58,14 +63,17 @@ func EntitySize(e *Entity) int {
 	return len(e.Kind) + len(e.Key) + len(e.Body) + 48
 }
 
-// Bounds returns the request's MaxCount and MaxBytes with the caps and
-// defaults applied.
+// Bounds returns the request's MaxCount and MaxBytes with the defaults
+// applied.
 func (r StatePageRequest) Bounds() (count, bytes int) {
 	count, bytes = r.MaxCount, r.MaxBytes
-	if count <= 0 || count > MaxPageCount {
+	switch {
+	case count == 0:
 		count = MaxPageCount
+	case count < 0:
+		count = math.MaxInt32
 	}
-	if bytes <= 0 || bytes > MaxPageBytes {
+	if bytes <= 0 {
 		bytes = MaxPageBytes
 	}
 	return count, bytes
