@@ -399,8 +399,7 @@ interface Reader {
   # over a subscription quota, "tooLarge". How a subscription ends: see
   # OpSink.end and Subscription.
   save @3 (ttlSeconds :Int64, label :Text) -> (minted :Minted);
-  snapshotPage @4 (order :StateOrder, after :StateCursor, maxEntities :UInt32, maxBytes :UInt32)
-      -> (entities :List(Entity), next :StateCursor, done :Bool, head :UInt64);
+  snapshotPage @4 (order :StateOrder, after :StateCursor, maxEntities :UInt32, maxBytes :UInt32) -> (entities :List(Entity), next :StateCursor, done :Bool, head :UInt64);
   # One page of the state snapshot answers: in order (byKey: (kind, key)
   # ascending; byChange: newest change first, by the entity's cursor
   # descending), from after (the previous page's next; null or empty
