@@ -29,18 +29,19 @@ the log after cursor for it).`,
 		var newest bool
 		cf.register(fs)
 		fs.BoolVar(&newest, "newest", false, "newest change first instead of (kind, key) order")
-		return cf.run(func(ctx context.Context, env *Env) error {
+		return cf.runWatched(fs, func(ctx context.Context, env *Env, w *watchdog) error {
 			order := sharevat.ByKey
 			if newest {
 				order = sharevat.ByChange
 			}
-			return snapshot(ctx, env, &cf, order)
+			return snapshot(ctx, env, &cf, w, order)
 		})
 	},
 }
 
-// snapshot prints the share's materialized state, page by page.
-func snapshot(ctx context.Context, env *Env, cf *clientFlags, order sharevat.StateOrder) error {
+// snapshot prints the share's materialized state, page by page; each
+// page received is progress for w.
+func snapshot(ctx context.Context, env *Env, cf *clientFlags, w *watchdog, order sharevat.StateOrder) error {
 	conn, sh, err := cf.restore(ctx)
 	if err != nil {
 		return denied(err)
@@ -50,19 +51,20 @@ func snapshot(ctx context.Context, env *Env, cf *clientFlags, order sharevat.Sta
 	if err != nil {
 		return err
 	}
-	return printState(ctx, env.Stdout, rd, order)
+	return printState(ctx, env.Stdout, rd, w, order)
 }
 
 // printState streams {"cursor":…,"entities":[…]} to w, one page at a
 // time: the opening once the first page gives the head, then each
 // page's entities, flushed.
-func printState(ctx context.Context, w io.Writer, rd *client.Reader, order sharevat.StateOrder) error {
-	bw := bufio.NewWriter(w)
+func printState(ctx context.Context, out io.Writer, rd *client.Reader, w *watchdog, order sharevat.StateOrder) error {
+	bw := bufio.NewWriter(out)
 	n, opened := 0, false
 	for page, err := range rd.StatePages(ctx, sharevat.StatePageRequest{Order: order}) {
 		if err != nil {
 			return err
 		}
+		w.progress()
 		if !opened {
 			fmt.Fprintf(bw, `{"cursor":%d,"entities":[`, page.Head)
 			opened = true
