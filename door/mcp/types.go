@@ -111,9 +111,9 @@ type entityOut struct {
 
 // snapshotOut is the answer of snapshot.
 type snapshotOut struct {
-	Entities   []entityOut `json:"entities" jsonschema:"the entities of this page"`
-	Cursor     uint64      `json:"cursor" jsonschema:"the log cursor this page reflects; read_ops from the first page's for later changes"`
-	NextAfter  string      `json:"nextAfter,omitempty" jsonschema:"pass as after for the next page (absent: this was the last)"`
+	Entities  []entityOut `json:"entities" jsonschema:"the entities of this page"`
+	Cursor    uint64      `json:"cursor" jsonschema:"the log cursor this page reflects; read_ops from the first page's for later changes"`
+	NextAfter string      `json:"nextAfter,omitempty" jsonschema:"pass as after for the next page (absent: this was the last)"`
 }
 
 // appendIn is the arguments of append_ops.
