@@ -7,6 +7,10 @@ import (
 	"github.com/sharevat/sharevat"
 )
 
+// maxAfter bounds the snapshot tool's after: the base64 of an afterToken
+// whose key is the longest the vat takes, every byte of it escaped.
+const maxAfter = 8 << 10
+
 // afterToken is what the snapshot tool's after/nextAfter carries: the
 // order and the state cursor of the walk, as base64url JSON, opaque to
 // the agent.
