@@ -2,6 +2,7 @@ package pg
 
 import (
 	"context"
+	"math"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,7 +14,7 @@ import (
 const (
 	pageByKeyFirst = "SELECT kind, key, body, cursor, at, digest FROM state WHERE share = $1 ORDER BY kind, key LIMIT $2"
 	pageByKey      = "SELECT kind, key, body, cursor, at, digest FROM state WHERE share = $1 AND (kind, key) > ($3, $4) ORDER BY kind, key LIMIT $2"
-	pageByChange   = "SELECT kind, key, body, cursor, at, digest FROM state WHERE share = $1 AND ($3 = 0 OR cursor < $3) ORDER BY cursor DESC LIMIT $2"
+	pageByChange   = "SELECT kind, key, body, cursor, at, digest FROM state WHERE share = $1 AND cursor < $3 ORDER BY cursor DESC LIMIT $2"
 )
 
 // StatePage returns one page of the materialized state (see
@@ -44,7 +45,11 @@ func statePage(ctx context.Context, tx pgx.Tx, id sharevat.ShareID, req sharevat
 	q, args := pageByKeyFirst, []any{b(id), count + 1}
 	switch {
 	case req.Order == sharevat.ByChange:
-		q, args = pageByChange, append(args, int64(req.After.Cursor))
+		before := int64(math.MaxInt64) // from the newest
+		if req.After.Cursor != 0 {
+			before = int64(req.After.Cursor)
+		}
+		q, args = pageByChange, append(args, before)
 	case req.After.Kind != "" || req.After.Key != "":
 		q, args = pageByKey, append(args, b(req.After.Kind), b(req.After.Key))
 	}
