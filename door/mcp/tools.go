@@ -64,8 +64,10 @@ func (d *door) bound(s *jsonschema.Schema) {
 	l := d.opts.Limits
 	for name, p := range s.Properties {
 		switch name {
-		case "fromCursor", "atCursor", "offset", "ttlSeconds":
+		case "fromCursor", "atCursor", "ttlSeconds":
 			p.Minimum = ptr(0.0)
+		case "after":
+			p.MaxLength = ptr(maxAfter)
 		case "limit":
 			p.Minimum, p.Maximum = ptr(1.0), ptr(float64(maxPage))
 		case "waitSeconds":
