@@ -103,6 +103,9 @@
 //	door_sessions  (creator, session) → share_id (unique), entry: the
 //	               session index every vat shares (doorsession.go).
 //
+// Schema 7 indexes state by (share, cursor), so the state is paged newest
+// change first without a sort of the share's whole state (statepage.go).
+//
 // Every string is bytea (a Go string may hold any bytes, which text
 // refuses), every time bigint Unix nanoseconds (0 for the zero time),
 // every uint64 its int64 bits. Delete removes a share's log, ops, state
