@@ -3,10 +3,11 @@
 // disembargo, promise pipelining), written from the documentation in
 // rpc.capnp. It uses go-capnp only for the message encoding, the
 // generated rpccp types and the public capability API (capnp.Client,
-// ClientHook, Promise, Returner), and speaks over any transport.Codec
-// (package rpc's WebSocket Codec, which frames, budgets and writes).
-// Package rpc selects it with HandlerOptions.Engine / DialOptions.Engine
-// or SHAREVAT_RPC_ENGINE=sharevat.
+// ClientHook, Promise, Returner), and speaks over any Codec
+// (package rpc's WebSocket Codec, which frames, budgets and writes). It
+// is the one engine of every /rpc connection, server and client; go-capnp's
+// own rpc package is linked only into this package's tests, as the
+// conformance suite's reference.
 //
 // # Goroutines
 //
