@@ -79,7 +79,9 @@
 //     the vat holds for the peer: the message being read (charged from
 //     its segment table before the rest is read), each call's message
 //     plus 3 KiB while it runs, each Return plus 3 KiB until the peer's
-//     Finish (the engine keeps answers until then for pipelining), frames
+//     Finish (the engine keeps answers until then for pipelining; a
+//     Return that says noFinishNeeded, one whose results hold no
+//     capability, is kept by no one once written), frames
 //     queued for sending, and our own calls to the peer (subscription
 //     pushes) until its Return; the application adds what it builds for
 //     the peer through Peer.Meter. Exceeding it closes the connection

@@ -328,11 +328,11 @@ func TestMaxConnsPerIP(t *testing.T) {
 func TestMemoryPool(t *testing.T) {
 	checkGoroutines(t)
 	pool := rpc.NewMemoryPool(40 << 10)
-	srv := mustServe(t, rpc.HandlerOptions{Pool: pool})
+	srv := mustServe(t, rpc.HandlerOptions{Pool: pool, Bootstrap: func(rpc.Peer) capnp.Client { return blobServer() }})
 	ws := dialRaw(t, srv.WSURL, nil)
 	writeAll(t, ws, bootstrapMessage(t, 0))
-	for q := uint32(1); q <= 20; q++ { // unfinished answers: 20 × 3 KiB and more
-		writeAll(t, ws, rawCall(t, q, 0, nil, addOne, uint64(q), 0))
+	for q := uint32(1); q <= 20; q++ { // unfinished answers (a capability each: a Finish is needed): 20 × 3 KiB and more
+		writeAll(t, ws, rawCall(t, q, 0, nil, self, 0, 0))
 	}
 	assertClose(t, ws, websocket.CloseTryAgainLater, "sharevat: server memory budget exhausted; try again later")
 	waitFor(t, func() bool { return pool.Used() == 0 }, "the closed connection's bytes to return to the pool")
@@ -346,12 +346,12 @@ func TestMemoryPoolEvictsTheLargest(t *testing.T) {
 	checkGoroutines(t)
 	var hits limits
 	pool := rpc.NewMemoryPool(64 << 10)
-	srv := mustServe(t, rpc.HandlerOptions{Pool: pool, OnLimit: hits.hit})
+	srv := mustServe(t, rpc.HandlerOptions{Pool: pool, OnLimit: hits.hit, Bootstrap: func(rpc.Peer) capnp.Client { return blobServer() }})
 	hoard := dialRaw(t, srv.WSURL, nil)
 	writeAll(t, hoard, bootstrapMessage(t, 0))
-	const calls = 19 // unfinished answers: 20 × ~3.2 KiB, nearly all the pool
+	const calls = 19 // unfinished answers (a capability each: a Finish is needed): 20 × ~3.2 KiB, nearly all the pool
 	for q := uint32(1); q <= calls; q++ {
-		writeAll(t, hoard, rawCall(t, q, 0, nil, addOne, uint64(q), 0))
+		writeAll(t, hoard, rawCall(t, q, 0, nil, self, 0, 0))
 	}
 	for range calls + 1 {
 		_, _, err := hoard.ReadMessage()

@@ -173,7 +173,7 @@ func (t *tracker) sent(m *capnp.Message, size int) *budgetError {
 	switch msg.Which() {
 	case rpccp.Message_Which_return:
 		if ret, err := msg.Return(); err == nil {
-			return t.returned(ret.AnswerId(), size)
+			return t.returned(ret.AnswerId(), size, ret.NoFinishNeeded())
 		}
 	case rpccp.Message_Which_call:
 		if call, err := msg.Call(); err == nil {
@@ -193,7 +193,9 @@ func (t *tracker) sent(m *capnp.Message, size int) *budgetError {
 	return nil
 }
 
-func (t *tracker) returned(id uint32, size int) *budgetError {
+// returned ends one of the peer's calls: its answer is kept until the
+// peer's Finish, unless the Return says none is needed (noFinish).
+func (t *tracker) returned(id uint32, size int, noFinish bool) *budgetError {
 	a := t.answers[id]
 	if a == nil || a.returned {
 		return nil
@@ -202,7 +204,7 @@ func (t *tracker) returned(id uint32, size int) *budgetError {
 	t.calls--
 	t.budget.release(a.held)
 	a.held = 0
-	if a.finished {
+	if a.finished || noFinish {
 		delete(t.answers, id)
 		return nil
 	}
