@@ -18,6 +18,7 @@ type Store interface {
 	GrantStore
 	LogStore
 	AuditStore
+	SessionIndex // doorsession.go
 	Close() error
 }
 

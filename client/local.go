@@ -3,6 +3,7 @@ package client
 import (
 	"capnproto.org/go/capnp/v3"
 
+	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/schema"
 )
 
@@ -14,3 +15,10 @@ import (
 // it goes through the vat's rights checks, registry, quotas and live
 // revocation, exactly as over /rpc.
 func NewLocalConn(vault capnp.Client) *Conn { return &Conn{vault: schema.Vault(vault)} }
+
+// NewLocalShare returns a Share on a capability a door redeemed in this
+// process (door/gate's Pass holds one per request), with the access and
+// info the redeem answered. The Share owns share: Release releases it.
+func NewLocalShare(share schema.Share, access sharevat.Access, info sharevat.Share) *Share {
+	return &Share{cap: share, Access: access, Info: info}
+}

@@ -19,8 +19,11 @@
 // ({"password": {"value": …}}, {"api_key": […]}), and the "value" of an
 // object whose "name" (or "key") is such a name ({"name": "API_TOKEN",
 // "value": …}). The strings that follow a private key's BEGIN line or
-// body, one line each, are redacted while they are all base64. Numbers,
-// literals and the JSON structure are not scanned. ScanText and
+// body (or a key block cut in two strings) are redacted line by line
+// while they are base64, up to the END line. Each value string is also
+// scanned joined to the one before it (join.go): what crosses the
+// boundary — a token cut in two strings or array elements — is redacted
+// in both. Numbers, literals and the JSON structure are not scanned. ScanText and
 // RedactText scan plain text instead.
 //
 // # Views
@@ -44,6 +47,9 @@
 // the matches keeps its bytes. Rules that need context (a key name, an
 // Authorization scheme, a URL's user) replace only the secret, not the
 // context. Redacting a redacted body changes nothing.
+// A rule may have a pair: a secret given unnamed right after its match
+// (an AWS secret access key after its key id, in the same string or the
+// next), redacted under its own rule id.
 //
 // # The rules
 //

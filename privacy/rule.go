@@ -36,6 +36,7 @@ type rule struct {
 	assign   bool     // the keyword is a name: ':' or '=' must follow it soon
 	nested   bool     // the keyword is a name and a nested value or an environment list's "value" follows it
 	alt      *rule    // tried where this rule finds nothing at a keyword
+	pair     *rule    // tried, at the same keyword, where this rule matched: an unnamed secret that follows its match
 	generic  bool     // lower priority when matches overlap
 	// ok, if set, is a last check of a match: win is the window the
 	// expression ran over, m its submatch indexes.
@@ -73,8 +74,10 @@ const envSep = `[\\"'\x60]{0,4}[ \t]*,?[ \t]*(?:\r?\n|(?:\\r)?\\n)?[ \t]*[\\"'\x
 // compile prepares every rule's expression, anchored at its start.
 func compile(rs []*rule) []*rule {
 	for _, r := range rs {
-		if r.alt != nil {
-			compile([]*rule{r.alt})
+		for _, sub := range []*rule{r.alt, r.pair} {
+			if sub != nil {
+				compile([]*rule{sub})
+			}
 		}
 		if r.pattern != "" {
 			r.re = regexp.MustCompile(`^(?:` + r.pattern + `)`)

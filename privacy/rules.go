@@ -13,7 +13,12 @@ var rules = compile([]*rule{
 	// Cloud providers.
 	{Rule: Rule{"aws-access-key-id", "AWS access key id: AKIA (long-term), ASIA (temporary), ABIA, ACCA or A3T… and 16 base32 characters"},
 		keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
-		pattern:  `(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}`, left: alnum, right: alnum},
+		pattern:  awsKeyID, left: alnum, right: alnum,
+		// The secret access key given right after its key id, unnamed
+		// ("AKIA… with secret …", "AKIA…,…" in a CSV, two JSON strings).
+		pair: &rule{Rule: Rule{ID: "aws-secret-access-key"},
+			pattern: awsKeyID + awsPairGap + `([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
+			group:   1, left: alnum, ok: genericValue}},
 	{Rule: Rule{"aws-secret-access-key", "AWS secret access key: 40 base64 characters assigned to a name such as aws_secret_access_key, SecretAccessKey or AWS_SECRET_KEY"},
 		keywords: []string{"secret_access_key", "secret-access-key", "secretaccesskey", "aws_secret_key", "aws-secret-key", "awssecretkey"},
 		fold:     true, assign: true,
@@ -174,6 +179,19 @@ var rules = compile([]*rule{
 			pattern: secretName + `(?:` + nestedSep + `|` + envSep + `)([A-Za-z0-9_+/=~-]{16,})`,
 			group:   1, right: chars("A-Za-z0-9_+/=~.([-"), ok: genericValue}},
 })
+
+// awsKeyID is an AWS access key id.
+const awsKeyID = `(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}`
+
+// awsPairGap is what may stand between an access key id and its secret
+// when no name says which the secret is: up to three short words
+// ("with secret", "and"), separated by blanks, punctuation, quotes and
+// JSON escapes (\n, \"), 64 bytes at most.
+const awsPairGap = `(?:` + pairSep + `{1,8}[A-Za-z_-]{1,16}){0,3}` + pairSep + `{1,8}`
+
+// pairSep is one separator unit of awsPairGap: a byte that is neither
+// base64 nor a backslash, or a JSON escape.
+const pairSep = `(?:[^A-Za-z0-9/+\\]|\\[nrt"\\/]?)`
 
 // secretName is the name generic-secret needs before a value.
 const secretName = `(?i:api[_-]?key|secret|token|passw(?:or)?d)(?i:[_-]?(?:key|token|secret))?`

@@ -129,10 +129,23 @@ func find(t []byte, from int, out []span) []span {
 			}
 			if ok && s >= from {
 				out = append(out, span{s, e, ref.r})
+				out = findPair(t, i, from, ref.r, out)
 			}
 		}
 	}
 	return merge(out, n)
+}
+
+// findPair appends to out the secret r's pair finds at the keyword at
+// i, where r matched.
+func findPair(t []byte, i, from int, r *rule, out []span) []span {
+	if r.pair == nil {
+		return out
+	}
+	if s, e, ok := r.pair.match(t, i); ok && s >= from {
+		out = append(out, span{s, e, r.pair})
+	}
+	return out
 }
 
 // scanner holds the buffers of a scan.

@@ -24,7 +24,9 @@ import (
 // rule, file and the 12 bytes before it, never the match), the count by
 // rule and the bytes scanned, and fails when there are more matches than
 // PRIVACY_TREES_MAX (default 0). Without PRIVACY_TREES it is skipped:
-// it reads ~250 MB.
+// it reads ~250 MB. With PRIVACY_TREES_CHUNK=N each file is instead the
+// body {"chunks": [...]}, its text cut every N bytes, so the scan across
+// strings (join.go) runs at every cut.
 //
 //	PRIVACY_TREES=go PRIVACY_TREES_MAX=5 go test -run TestTreeFalsePositives -v ./privacy
 func TestTreeFalsePositives(t *testing.T) {
@@ -33,6 +35,7 @@ func TestTreeFalsePositives(t *testing.T) {
 		t.Skip("set PRIVACY_TREES to measure false positives over source trees")
 	}
 	limit, _ := strconv.Atoi(os.Getenv("PRIVACY_TREES_MAX"))
+	chunk, _ := strconv.Atoi(os.Getenv("PRIVACY_TREES_CHUNK"))
 	byRule := map[string]int{}
 	var scanned int64
 	total := 0
@@ -55,7 +58,7 @@ func TestTreeFalsePositives(t *testing.T) {
 				return nil
 			}
 			scanned += int64(len(b))
-			body, _ := json.Marshal(map[string]string{"text": string(b)})
+			body := treeBody(string(b), chunk)
 			for _, m := range privacy.Scan(body) {
 				total++
 				byRule[m.Rule]++
@@ -104,4 +107,24 @@ func goEnv(name string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// treeBody is the body a file is scanned as: {"text": text}, or, with
+// chunk > 0, {"chunks": [...]} holding text cut every chunk bytes (at a
+// character's start).
+func treeBody(text string, chunk int) []byte {
+	if chunk <= 0 {
+		b, _ := json.Marshal(map[string]string{"text": text})
+		return b
+	}
+	var parts []string
+	for len(text) > chunk {
+		n := chunk
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		parts, text = append(parts, text[:n]), text[n:]
+	}
+	b, _ := json.Marshal(map[string][]string{"chunks": append(parts, text)})
+	return b
 }

@@ -12,6 +12,14 @@ type walker struct {
 	frames  []frame // the open objects and arrays, up to maxFrames
 	depth   int     // objects and arrays open
 	pemOpen bool    // the last string ended inside a private key block
+	// Joins (join.go): the value string scanned last, and buffers.
+	prev      str
+	hasPrev   bool
+	pairOpen  bool // prev's last secret is of a rule with a pair
+	prevWhole bool // prev ends with a specific rule's match
+	joined    bool // a join added matches: w.matches needs merging
+	jbuf      []byte
+	jspans    []span
 }
 
 // frame is an open object or array.
@@ -91,6 +99,9 @@ func (w *walker) walk(b []byte) {
 	if pending {
 		w.scanKey(key)
 	}
+	if w.joined {
+		w.matches = mergeMatches(w.matches)
+	}
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -142,6 +153,7 @@ func (w *walker) isName(s str) bool {
 // else on its own.
 func (w *walker) member(key, val str) {
 	w.scanKey(key)
+	w.joinPrev(val)
 	f := w.top()
 	switch {
 	case w.isName(key):
@@ -153,6 +165,7 @@ func (w *walker) member(key, val str) {
 	default:
 		w.scan(val)
 	}
+	w.scanned(val, w.spans)
 	if f != nil && (w.textIs(key, "name") || w.textIs(key, "key")) && w.isName(val) {
 		f.env, f.hasEnv = val, true
 	}
@@ -160,11 +173,13 @@ func (w *walker) member(key, val str) {
 
 // value scans a string that is not a member's: an array's element.
 func (w *walker) value(s str) {
+	w.joinPrev(s)
 	if f := w.top(); f != nil && f.hasCtx {
 		w.named(f.ctx, s)
-		return
+	} else {
+		w.scan(s)
 	}
-	w.scan(s)
+	w.scanned(s, w.spans)
 }
 
 // textIs reports whether s's text is word, in any ASCII case.
@@ -213,19 +228,23 @@ func (w *walker) text(s str) []byte {
 	return w.buf
 }
 
-// continuesPEM redacts s, whose text is text, as the next line of a
-// private key block the strings before it began, when it is one: all
-// base64 but for blanks around it. It reports whether it did.
+// continuesPEM redacts s, whose text is text, as the next lines of a
+// private key block the strings before it began, when it starts with
+// one (pemRest): its base64 lines, and the END line if it follows; the
+// rest of text is scanned. It reports whether it did.
 func (w *walker) continuesPEM(s str, text []byte) bool {
 	if !w.pemOpen {
 		return false
 	}
-	a, b := trimBlank(text)
-	if b-a < 4 || !base64Chars.all(text[a:b]) {
+	a, b, open := pemRest(text)
+	if b-a < 4 {
 		w.pemOpen = false
 		return false
 	}
 	w.spans = append(w.spans[:0], span{a, b, privateKeyRule})
+	if w.pemOpen = open; !open {
+		w.spans = w.sc.findAll(text, b, w.spans)
+	}
 	w.record(s, 0)
 	return true
 }

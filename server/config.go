@@ -37,6 +37,11 @@ type Config struct {
 	// creation token (serve --opencode-open); like Open, the caller
 	// checks that the listener is loopback.
 	OpencodeOpen bool
+	// OpencodeOpenPerAddr and OpencodeOpenTotal bound the shares the
+	// open door makes in an hour for one remote address and in all;
+	// zero: opencodeshare.DefaultOpenPerAddr (120) and DefaultOpenTotal
+	// (600); negative: no limit.
+	OpencodeOpenPerAddr, OpencodeOpenTotal int
 	// OpencodeMaxBody caps a request body of the opencode door; zero:
 	// opencodeshare.DefaultMaxBody (32 MiB).
 	OpencodeMaxBody int64

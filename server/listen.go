@@ -3,8 +3,11 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -43,4 +46,34 @@ func nextPort(addr string) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, strconv.Itoa(n+1))
+}
+
+// warnOpenHosts warns, loudly (on stderr and in the log), when a server
+// that creates shares for anyone who reaches it (--open,
+// --opencode-open) names a public Host in --allowed-hosts: the loopback
+// listener is then reached through a proxy from beyond this machine.
+func warnOpenHosts(cfg *Config, w io.Writer, log *slog.Logger) {
+	if !cfg.Open && !cfg.OpencodeOpen {
+		return
+	}
+	var public []string
+	for _, h := range cfg.Peers.AllowedHosts {
+		if name, _, err := net.SplitHostPort(h); err == nil {
+			h = name
+		}
+		if !IsLoopback(strings.Trim(h, "[]")) {
+			public = append(public, h)
+		}
+	}
+	if len(public) == 0 {
+		return
+	}
+	flag := "--open"
+	if cfg.OpencodeOpen {
+		flag = "--opencode-open"
+	}
+	msg := fmt.Sprintf("%s with --allowed-hosts %s: anyone who reaches those names (through a proxy) can create shares on this vat without a token; "+
+		"use creation tokens instead (sharevat opencode-token mint; docs/opencode.md)", flag, strings.Join(public, ","))
+	fmt.Fprintf(w, "sharevat: WARNING: %s\n", msg)
+	log.Warn("open server reachable by a public name: " + msg)
 }

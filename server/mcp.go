@@ -11,22 +11,24 @@ import (
 )
 
 // newMCPHandler serves the Model Context Protocol over Streamable HTTP
-// at /mcp (docs/mcp.md): the same vat as /rpc, each session on its own
-// bootstrap (the same registry, rights checks, quotas and live
-// revocation), each request counted against /rpc's connection limits
-// (admitted), bounded by its message size limit, its live sessions
-// bounded and charged to the memory budget, and under its Origin
-// rule (a browser page of another origin is refused 403).
+// at /mcp (docs/mcp.md): the same vat as /rpc, behind the gate
+// (door/gate): each request counted against /rpc's connection limits
+// (admitted) and under its Origin rule (a browser page of another origin
+// is refused 403), then bounded by its message size limit, its bearer
+// token redeemed before its body is read, its body charged to the one
+// memory budget (no grant more than a quarter of it), its live sessions
+// bounded and charged too.
 func (s *Server) newMCPHandler() http.Handler {
 	o := mcpdoor.HTTPOptions{
-		Options:         mcpdoor.Options{Version: version.String()},
 		Bootstrap:       func(peer string) capnp.Client { return s.vat.Bootstrap(peer) },
 		MaxRequestBytes: ReadLimit(s.cfg.Limits),
 		Logger:          s.log,
 		BodyTimeout:     s.cfg.Peers.AssembleTimeout,
+		Options:         mcpdoor.Options{Limits: s.cfg.Limits, Version: version.String()},
 	}
 	if p := s.rpc.Pool(); p != nil {
-		o.Budget = p // each live session is charged mcpdoor.DefaultSessionMemory
+		o.Budget = p // bodies, and each live session mcpdoor.DefaultSessionMemory
+		o.CallerShare = p.Limit() / 4
 	}
 	h := mcpdoor.NewHTTPHandler(o)
 	origins := s.cfg.Origins

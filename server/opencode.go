@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/sharevat/sharevat"
 	opencodeshare "github.com/sharevat/sharevat/door/opencode"
 	"github.com/sharevat/sharevat/rpc"
 	"github.com/sharevat/sharevat/vat"
@@ -15,14 +17,21 @@ import (
 // newDoor builds the opencode door (docs/opencode.md): the vat's own
 // capabilities behind opencode's REST share API, counted against the
 // /rpc handler's connection limits and memory budget like /capnweb.
-func newDoor(v *vat.Vat, pepper []byte, cfg *Config, rpcH *rpc.Handler, log *slog.Logger) (*opencodeshare.Door, error) {
+// Its session index is the store's (every vat on the store shares it);
+// an index file an older build left in the data directory is moved into
+// it first.
+func newDoor(ctx context.Context, v *vat.Vat, db sharevat.SessionIndex, pepper []byte, cfg *Config, rpcH *rpc.Handler, log *slog.Logger) (*opencodeshare.Door, error) {
+	if err := opencodeshare.ImportIndexFile(ctx, db, filepath.Join(cfg.Data, opencodeshare.IndexFile)); err != nil {
+		return nil, err
+	}
 	o := opencodeshare.Options{
-		Vat: v, Pepper: pepper, Index: filepath.Join(cfg.Data, opencodeshare.IndexFile),
-		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, Limits: cfg.Limits, MaxBody: cfg.OpencodeMaxBody,
+		Vat: v, Pepper: pepper, Index: db,
+		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, OpenPerAddr: cfg.OpencodeOpenPerAddr, OpenTotal: cfg.OpencodeOpenTotal, Limits: cfg.Limits, MaxBody: cfg.OpencodeMaxBody,
 		BodyTimeout: cfg.Peers.AssembleTimeout, Admit: rpcH.Admit, Logger: log,
 	}
 	if p := rpcH.Pool(); p != nil {
 		o.Budget = p
+		o.CallerShare = p.Limit() / 4 // one caller (a grant, an address) holds at most a quarter
 	}
 	return opencodeshare.New(o)
 }
@@ -52,11 +61,13 @@ var doorPrefixes = []string{"/opencode/", "/api/share", "/share/", opencodeshare
 // (no-store, no-referrer), the Host guard's refusals included, and
 // answers a door path that is not clean (a dot segment, a doubled
 // slash) 404 itself: the mux would redirect it to its clean form,
-// repeating a creation token in Location.
+// repeating a creation token in Location. A path is a door path when
+// it or its clean form has a door's prefix (/x/../opencode/<token>/…
+// too).
 func doorPaths(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if !hasDoorPrefix(p) {
+		if !hasDoorPrefix(p) && !hasDoorPrefix(path.Clean(p)) {
 			next.ServeHTTP(w, r)
 			return
 		}

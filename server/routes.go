@@ -27,7 +27,7 @@ func (s *Server) Handler(addr net.Addr) http.Handler {
 	mux.Handle("/api/share", s.door) // opencode.go
 	mux.Handle("/api/share/", s.door)
 	mux.Handle("/opencode/", s.door)
-	mux.Handle("/share/", sharePathPage(page))
+	mux.Handle("/share/", s.door.Page(sharePathPage(page))) // 404 once unshared
 	mux.Handle(opencodeshare.TokensPath, s.door.Tokens())
 	mux.Handle(opencodeshare.TokensPath+"/", s.door.Tokens())
 	mux.HandleFunc("/{$}", index) // index.go

@@ -87,7 +87,8 @@ func (s *Server) open(ctx context.Context) error {
 	s.rpc = newRPCHandler(s.vat, &s.cfg, s.metrics, s.log)
 	s.metrics.watchConns(s.rpc.Conns)
 	s.web = newWebHandler(s.vat, &s.cfg, s.rpc, s.metrics, s.log)
-	s.door, err = newDoor(s.vat, pepper, &s.cfg, s.rpc, s.log) // opencode.go
+	s.door, err = newDoor(ctx, s.vat, db, pepper, &s.cfg, s.rpc, s.log) // opencode.go
+	warnOpenHosts(&s.cfg, s.stderr, s.log)                              // listen.go
 	return err
 }
 

@@ -90,6 +90,9 @@ func (v *Vat) newShare(args schema.Admin_createShare_Params) (sharevat.Share, er
 	if err != nil {
 		return sharevat.Share{}, err
 	}
+	if err := guardMeta(sharevat.PrivacyRedact, &patch); err != nil { // a new share's policy
+		return sharevat.Share{}, err
+	}
 	now := v.now()
 	meta, err := patch.Apply(sharevat.Meta{Status: sharevat.StatusIdle, CreatedAt: now}, now)
 	if err != nil {

@@ -118,6 +118,9 @@ func (v *Vat) forkRecord(parent sharevat.Share, patch sharevat.MetaPatch) (share
 	base := parent.Meta
 	base.Status, base.CreatedAt, base.StatusAt = sharevat.StatusIdle, now, time.Time{}
 	patch.Status = sharevat.StatusUnset
+	if err := guardMeta(parent.Settings.Privacy, &patch); err != nil {
+		return sharevat.Share{}, err
+	}
 	meta, err := patch.Apply(base, now)
 	if err != nil {
 		return sharevat.Share{}, err

@@ -77,6 +77,9 @@ func (f *facet) mint(ctx context.Context, scope sharevat.Scope, ttlSeconds int64
 	if err != nil {
 		return sharevat.Minted{}, err
 	}
+	if lbl, err = f.guardLabel(ctx, lbl); err != nil {
+		return sharevat.Minted{}, err
+	}
 	if f.lg.depth+1 >= maxGrantDepth {
 		return sharevat.Minted{}, sharevat.Errorf(sharevat.EPermissionDenied, "delegation chain is at its limit of %d", maxGrantDepth)
 	}

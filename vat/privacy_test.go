@@ -2,6 +2,7 @@ package vat_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ import (
 // read back.
 type corpusOp struct {
 	op      sharevat.Op
-	rule    string   // the rule of its planted secrets
+	rule    string   // the rules of its planted secrets, as a rejection names them
 	want    []byte   // the body read back under redact
 	needles []string // what must be found nowhere (planted secrets)
 }
@@ -30,7 +31,8 @@ type corpusOp struct {
 func corpusOps(t *testing.T) (planted, lookalikes []corpusOp) {
 	for i, p := range privacytest.MustPlanted(t) {
 		op := sharevat.Op{OpID: fmt.Sprintf("planted-%d", i), Kind: sharevat.KindPart, Key: fmt.Sprintf("p%d", i), Body: p.Body}
-		planted = append(planted, corpusOp{op, p.Rule, p.Want, p.Needles})
+		rules := slices.Compact(slices.Sorted(slices.Values(p.Rules)))
+		planted = append(planted, corpusOp{op, strings.Join(rules, ", "), p.Want, p.Needles})
 	}
 	for i, l := range privacytest.MustLookAlikes(t) {
 		op := sharevat.Op{OpID: fmt.Sprintf("look-%d", i), Kind: sharevat.KindPart, Key: fmt.Sprintf("l%d", i), Body: l.Body}

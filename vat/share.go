@@ -41,6 +41,13 @@ func (s *shareServer) Update(ctx context.Context, call schema.Share_update) erro
 		if err != nil {
 			return err
 		}
+		pol, err := s.f.vat.privacy(ctx, s.f.share())
+		if err != nil {
+			return err
+		}
+		if err := guardMeta(pol, &patch); err != nil {
+			return err
+		}
 		sh, err := s.f.vat.store.UpdateMeta(ctx, s.f.share(), patch, s.f.vat.now())
 		if err != nil {
 			return err

@@ -27,6 +27,11 @@ the log; the share, grant and audit indexes. --file checks a data file
 alone, e.g. a copy made by 'sharevat backup'; --data also checks that the
 directory's pepper.key is there.
 
+It reads the whole file, which 'sharevat serve' does not do when it
+starts (it reads the meta pages, the freelist and the top-level roots,
+and every record as it is served): run it on a backup now and then to
+find damage in what no call has read yet (docs/operations.md).
+
 Prints each problem on a line of its own (share and cursor when it is about
 one, never op contents) and exits 1, or says the file is sound and exits
 0. A directory a running vat holds is refused (exit 1): stop the vat, or

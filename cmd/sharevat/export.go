@@ -34,11 +34,10 @@ F is either the whole export or absent. Progress is shown on a terminal
 		var pf progressFlags
 		var file string
 		cf.register(fs)
-		noTimeoutByDefault(fs, &cf)
 		pf.register(fs)
 		fs.StringVar(&file, "file", "", "write to this file instead of stdout")
-		return cf.run(func(ctx context.Context, env *Env) error {
-			return export(ctx, env, &cf, &pf, file)
+		return cf.runWatched(fs, func(ctx context.Context, env *Env, w *watchdog) error {
+			return export(ctx, env, &cf, &pf, w, file)
 		})
 	},
 }
@@ -54,7 +53,7 @@ func noTimeoutByDefault(fs *pflag.FlagSet, cf *clientFlags) {
 // export writes the share of the token: from cursor 1 in format
 // version 1, or, for a compacted share, from its earliest cursor with
 // the base state in version 2 (docs/export-format.md).
-func export(ctx context.Context, env *Env, cf *clientFlags, pf *progressFlags, file string) error {
+func export(ctx context.Context, env *Env, cf *clientFlags, pf *progressFlags, w *watchdog, file string) error {
 	conn, sh, err := cf.restore(ctx)
 	if err != nil {
 		return denied(err)
@@ -84,7 +83,7 @@ func export(ctx context.Context, env *Env, cf *clientFlags, pf *progressFlags, f
 		return err
 	}
 	p := newCounter(env, pf, int(x.Head-x.Earliest+1), "exported")
-	x.Progress = p.ackedOps
+	x.Progress = func(n int) { w.progress(); p.ackedOps(n) }
 	err = exportfile.Write(ctx, out.w, rd, x)
 	p.finish()
 	return out.finish(err)

@@ -11,7 +11,6 @@ import (
 	mcpdoor "github.com/sharevat/sharevat/door/mcp"
 	"github.com/sharevat/sharevat/internal/version"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 )
 
@@ -76,7 +75,9 @@ func serveMCP(ctx context.Context, env *Env, server string) error {
 	}
 	srv := mcpdoor.NewServer(src, mcpdoor.Options{Version: version.String()})
 	fmt.Fprintf(env.Stderr, "sharevat mcp: serving share tools over stdio, vat %s\n", server)
-	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+	// A line that is not JSON, is too long, or appends too many ops is
+	// answered with a JSON-RPC error and the session goes on.
+	t := mcpdoor.NewStdioTransport(env.Stdin, env.Stdout, 0, 0)
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {
 		return err
 	}
@@ -89,11 +90,6 @@ type refused struct{ err error }
 
 func (r refused) Share(context.Context) (*client.Share, error) { return nil, r.err }
 func (refused) Fail(*client.Share, error)                      {}
-
-// nopWriteCloser is a Writer the transport may close without closing it.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // isEOF reports the end of the client's input: the agent closed it.
 func isEOF(err error) bool {

@@ -22,16 +22,18 @@ var readCommand = command{
 		cf.register(fs)
 		fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
 		fs.IntVar(&limit, "limit", 0, "print at most this many ops (0: all up to the head)")
-		return cf.run(func(ctx context.Context, env *Env) error {
+		return cf.runWatched(fs, func(ctx context.Context, env *Env, w *watchdog) error {
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
-			return readLog(ctx, env, &cf, sharevat.Cursor(from), limit)
+			return readLog(ctx, env, &cf, w, sharevat.Cursor(from), limit)
 		})
 	},
 }
 
-func readLog(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor, limit int) error {
+// readLog prints the ops after from, page by page; each page received
+// is progress for w.
+func readLog(ctx context.Context, env *Env, cf *clientFlags, w *watchdog, from sharevat.Cursor, limit int) error {
 	conn, sh, err := cf.restore(ctx)
 	if err != nil {
 		return denied(err)
@@ -43,6 +45,7 @@ func readLog(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Curso
 	}
 	printed := 0
 	_, err = rd.ReadAll(ctx, from, func(entries []sharevat.Entry) error {
+		w.progress()
 		for i := range entries {
 			if limit > 0 && printed == limit {
 				return errDone
@@ -70,11 +73,13 @@ var snapshotCommand = command{
 	setup: func(fs *pflag.FlagSet) runner {
 		var cf clientFlags
 		cf.register(fs)
-		return cf.run(func(ctx context.Context, env *Env) error { return snapshot(ctx, env, &cf) })
+		return cf.runWatched(fs, func(ctx context.Context, env *Env, _ *watchdog) error { return snapshot(ctx, env, &cf) })
 	},
 }
 
-// snapshot prints the share's materialized state.
+// snapshot prints the share's materialized state. It is one answer, so
+// --timeout bounds it whole; a state served in pages would be progress
+// for the watchdog page by page.
 func snapshot(ctx context.Context, env *Env, cf *clientFlags) error {
 	conn, sh, err := cf.restore(ctx)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sharevat/sharevat"
+	opencodeshare "github.com/sharevat/sharevat/door/opencode"
 	"github.com/sharevat/sharevat/server"
 
 	"github.com/spf13/pflag"
@@ -32,6 +33,9 @@ type serveFlags struct {
 	retention    retentionFlags // serve_limits.go
 	stores       storeFlags     // serve_store.go
 	wal          walFlags       // serve_wal.go
+
+	// the open opencode door's hourly quotas of creates
+	opencodeOpenPerAddr, opencodeOpenTotal int
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -42,6 +46,8 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	f.wal.register(fs)
 	fs.BoolVar(&f.open, "open", false, "let any connected client create shares (single-user, loopback use: refused on any other --listen)")
 	fs.BoolVar(&f.opencodeOpen, "opencode-open", false, "let opencode create shares through the opencode door without a creation token (single-user, loopback only: refused on any other --listen; docs/opencode.md)")
+	fs.IntVar(&f.opencodeOpenPerAddr, "opencode-open-per-addr", opencodeshare.DefaultOpenPerAddr, "with --opencode-open: most shares the door makes in an hour for one remote address (-1: no limit)")
+	fs.IntVar(&f.opencodeOpenTotal, "opencode-open-total", opencodeshare.DefaultOpenTotal, "with --opencode-open: most shares the door makes in an hour in all (-1: no limit)")
 	fs.BoolVar(&f.openWide, "open-beyond-loopback", false, "with --open on a --listen beyond loopback: let anyone who reaches it create shares (needs --allowed-hosts; logged as a warning)")
 	fs.StringVar(&f.origins, "origins", "", "comma-separated browser Origins allowed to connect (* for any; default: same host only)")
 	fs.StringVar(&f.publicURL, "public-url", "", "the base URL users reach this server at (e.g. https://vat.example.com), for share page links (grant --link); default: derived from each request")
@@ -197,7 +203,7 @@ func run(ctx context.Context, srv *server.Server, ln net.Listener) error {
 func (f *serveFlags) config(env *Env, log *slog.Logger) (server.Config, error) {
 	cfg := server.Config{
 		Data: f.data, Store: f.stores.store, PepperFile: f.stores.pepperFile, WAL: f.wal.config(),
-		TLSCert: f.tls.cert, TLSKey: f.tls.key, Open: f.open, OpencodeOpen: f.opencodeOpen, Origins: splitList(f.origins), PublicURL: f.publicURL,
+		TLSCert: f.tls.cert, TLSKey: f.tls.key, Open: f.open, OpencodeOpen: f.opencodeOpen, OpencodeOpenPerAddr: f.opencodeOpenPerAddr, OpencodeOpenTotal: f.opencodeOpenTotal, Origins: splitList(f.origins), PublicURL: f.publicURL,
 		DebugListen: f.debug, Limits: f.limits, Peers: f.peers.config(), Retention: f.retention.config(),
 		Logger: log, Stderr: env.Stderr,
 	}

@@ -27,14 +27,15 @@ appended until interrupted. Like read, it fails if the server cannot be
 reached at start; after that it rides through reconnects and server
 restarts, printing every op exactly once, and says on stderr when it is
 disconnected and when it resumes. --timeout, when given, stops following
-after that long (exit 0); by default tail never times out.`,
+once no op has arrived for that long (exit 0): a long catch-up never
+ends it while ops keep coming; by default tail never times out.`,
 	setup: func(fs *pflag.FlagSet) runner {
 		var cf clientFlags
 		var from uint64
 		var quiet bool
 		cf.register(fs)
 		never := fs.Lookup("timeout")
-		never.Usage, never.DefValue = "stop following after this long (default: never)", "0s"
+		never.Usage, never.DefValue = "stop following once no op has arrived for this long (default: never)", "0s"
 		fs.Uint64Var(&from, "from", 0, "print ops after this cursor")
 		fs.BoolVar(&quiet, "quiet", false, "say nothing on stderr about disconnects and resumes")
 		return func(ctx context.Context, env *Env) error {
@@ -42,9 +43,9 @@ after that long (exit 0); by default tail never times out.`,
 			if !fs.Changed("timeout") {
 				cf.timeout = 0
 			}
-			ctx, cancel := withTimeout(ctx, cf.timeout)
-			defer cancel()
-			return tail(ctx, env, &cf, sharevat.Cursor(from), quiet)
+			ctx, w, stop := withWatchdog(ctx, cf.timeout)
+			defer stop()
+			return tail(ctx, env, &cf, w, sharevat.Cursor(from), quiet)
 		}
 	},
 }
@@ -52,7 +53,9 @@ after that long (exit 0); by default tail never times out.`,
 // startTimeout bounds tail's first dial.
 const startTimeout = 30 * time.Second
 
-func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor, quiet bool) error {
+// tail prints the ops after from and follows new ones; each op is
+// progress for w.
+func tail(ctx context.Context, env *Env, cf *clientFlags, w *watchdog, from sharevat.Cursor, quiet bool) error {
 	tok, err := cf.theToken()
 	if err != nil {
 		return err
@@ -65,13 +68,14 @@ func tail(ctx context.Context, env *Env, cf *clientFlags, from sharevat.Cursor, 
 	s := client.NewRedeemer(cf.server, tok, tailNotes(env, quiet, &last))
 	defer s.Close()
 	err = client.Tail(ctx, s, from, func(e sharevat.Entry) error {
+		w.progress()
 		if err := writeJSON(env.Stdout, toJSONEntry(&e)); err != nil {
 			return err
 		}
 		last.Store(uint64(e.Cursor))
 		return nil
 	})
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+	if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
 		return nil // interrupted, or --timeout passed: a normal end
 	}
 	return denied(err)

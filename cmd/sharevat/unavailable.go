@@ -41,7 +41,7 @@ func (e *serverUnavailable) Error() string {
 
 // gaveUp is the --timeout that ended ctx, or 0 if it was interrupted.
 func (c *clientFlags) gaveUp(ctx context.Context) time.Duration {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) { // a deadline or a watchdog
 		return c.timeout
 	}
 	return 0

@@ -58,7 +58,7 @@ func TestBadTokens(t *testing.T) {
 	vault := e.dial(t)
 	for name, tok := range map[string]string{
 		"wrong secret": vattest.WrongSecret(good), "unknown grant": unknown, "malformed": "svt1_nope",
-		"empty": "", "admin as share": e.srv.Admin, "with newline": good + "\n",
+		"empty": "", "admin with a wrong secret": vattest.WrongSecret(e.srv.Admin), "with newline": good + "\n",
 	} {
 		_, err := call(vault, "restore", tok)
 		code, msg := codeOf(t, err)
@@ -72,6 +72,11 @@ func TestBadTokens(t *testing.T) {
 	code, msg := codeOf(t, err)
 	assert.Equal(t, "unauthorized", code)
 	assert.Equal(t, "unauthorized: invalid or expired token", msg)
+	// The admin token itself, its secret verified, is told it is one.
+	_, err = call(vault, "restore", e.srv.Admin)
+	code, msg = codeOf(t, err)
+	assert.Equal(t, "unauthorized", code)
+	assert.Equal(t, sharevat.ErrAdminAsShare.Error(), msg)
 }
 
 // TestUnknownMethodAndInvalidArguments: an unknown method is capnweb's

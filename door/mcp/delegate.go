@@ -16,18 +16,18 @@ const maxTTLSeconds = 100 * 365 * 24 * 3600
 
 // grantTools adds the tools of delegation and of forks.
 func (d *door) grantTools(s *mcp.Server) {
-	addTool(s, "grant", "Grant a narrower token",
+	addTool(d, s, "grant", "Grant a narrower token",
 		"Mint a new token for another agent with a subset of this session's rights (scope, e.g. \"read\" or \"read,append\"), an optional lifetime (ttlSeconds; never beyond your own) and a label saying who it is for. Answers the token (a secret: hand it only to that agent) and its grantId (to revoke it). Add delegate to the scope to let its holder grant in turn. Needs delegate.",
-		false, d.grant)
-	addTool(s, "list_grants", "List grants",
+		adding, d.grant)
+	addTool(d, s, "list_grants", "List grants",
 		"The delegation tree under this session's grant: each grant's id, parent, rights, label, expiry, whether it was revoked and when it was last used. Never tokens. Needs delegate.",
-		true, d.grants)
-	addTool(s, "revoke", "Revoke a grant",
+		reading, d.grants)
+	addTool(d, s, "revoke", "Revoke a grant",
 		"Revoke one grant (by grantId, from grant or list_grants) and every grant minted under it: their tokens stop working at once, in every live session. Needs delegate.",
-		false, d.revoke)
-	addTool(s, "fork", "Fork the session",
+		removing, d.revoke)
+	addTool(d, s, "fork", "Fork the session",
 		"Copy the session log up to atCursor (default: the head) into a new share and answer its id and owner token (a secret). The original is unchanged. Needs read.",
-		false, d.fork)
+		adding, d.fork)
 }
 
 func (d *door) grant(ctx context.Context, req *mcp.CallToolRequest, in grantIn) (*mcp.CallToolResult, mintedOut, error) {

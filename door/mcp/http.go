@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"capnproto.org/go/capnp/v3"
@@ -14,13 +13,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/door/gate"
 )
 
 // HTTPOptions configure the Streamable HTTP door.
 type HTTPOptions struct {
 	Options
-	// Bootstrap returns the vat's bootstrap client for a new session
-	// from peer (vat.Bootstrap); required.
+	// Bootstrap returns the vat's bootstrap client for a peer
+	// (vat.Bootstrap); required.
 	Bootstrap func(peer string) capnp.Client
 	// MaxRequestBytes bounds each request's body; default 4 MiB.
 	MaxRequestBytes int64
@@ -33,9 +34,17 @@ type HTTPOptions struct {
 	// MaxSessionsPerToken bounds the live sessions of one bearer token;
 	// default DefaultMaxSessionsPerToken.
 	MaxSessionsPerToken int
-	// Budget, if set, is charged SessionMemory for each live session (a
-	// new one is refused 503 when it is full); nil: none.
+	// Budget, if set, is the server's one memory budget: each request's
+	// body is charged to it by the gate (door/gate) before it is read,
+	// and each live session SessionMemory (a new one is refused 503 when
+	// it is full); nil: none.
 	Budget Budget
+	// CallerShare is the most of Budget the bodies of one grant may hold
+	// at once (gate.Options.CallerShare); <= 0: no bound but Budget.
+	CallerShare int64
+	// Expansion is what each body byte is charged to Budget; default
+	// DefaultExpansion.
+	Expansion int64
 	// SessionMemory is what a session is charged; default
 	// DefaultSessionMemory.
 	SessionMemory int64
@@ -44,22 +53,55 @@ type HTTPOptions struct {
 	BodyTimeout time.Duration
 }
 
-// tokenKey is the TokenInfo.Extra key of the request's bearer token.
-const tokenKey = "sharevat-token"
+// DefaultBodyTimeout is the default HTTPOptions.BodyTimeout.
+const DefaultBodyTimeout = gate.DefaultBodyTimeout
 
-// peerKey is the TokenInfo.Extra key of the request's remote address.
-const peerKey = "sharevat-peer"
+// DefaultExpansion is the default HTTPOptions.Expansion: what a request
+// of the door holds per byte of its body while it is served, measured
+// (hostilerss mcp-valid-appends: ~110 MiB of RSS per ~7 MiB append_ops)
+// — the body, the SDK's copy of its params, the generic values of its
+// schema check, the tool's arguments, the batch sent to the vat, and the
+// garbage collector's headroom on all of them.
+const DefaultExpansion = 16
+
+// Challenge is the WWW-Authenticate header of the door's 401 (RFC 6750).
+const Challenge = `Bearer realm="sharevat"`
+
+// passKey is the TokenInfo.Extra key of the request's gate.Pass.
+const passKey = "sharevat-pass"
 
 // NewHTTPHandler serves MCP over Streamable HTTP (the /mcp route of
-// `sharevat serve`). Every request must carry "Authorization: Bearer
-// <share token>" (401 without one); a session is bound to the token it
-// began with (the SDK answers 403 to a request of that session with
-// another). A new session is refused 503 past MaxSessions, past
-// MaxSessionsPerToken of one token, or when Budget cannot take its
-// SessionMemory (limit.go). The token is redeemed on the session's first tool call and
-// the Share kept, so that a revoked grant fails the session's next call
-// with "revoked", as a held capability does on /rpc and /capnweb.
+// `sharevat serve`) behind the gate (door/gate): every request's body is
+// bounded, its "Authorization: Bearer <share token>" redeemed on the vat
+// before a byte of the body is read (401 with WWW-Authenticate for any
+// failure of the token), and the body charged to Budget. A session is
+// bound to the token it began with (the SDK answers 403 to a request of
+// that session with another); a new session is refused 503 past
+// MaxSessions, past MaxSessionsPerToken of one token, or when Budget
+// cannot take its SessionMemory (limit.go). Each tool call acts on the
+// Share its own request redeemed, so a revoked grant fails the session's
+// next request.
 func NewHTTPHandler(opts HTTPOptions) http.Handler {
+	opts = withDefaults(opts)
+	srv := newServer(passSource, opts.Options)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Logger:              opts.Logger,
+		SessionTimeout:      opts.SessionTimeout,
+		MaxRequestBodyBytes: opts.MaxRequestBytes,
+		// The server's Host and Origin guards (server/guard.go) already
+		// decide which names it answers to.
+		DisableLocalhostProtection: true,
+	})
+	lim := &limiter{srv: srv, max: opts.MaxSessions, perToken: opts.MaxSessionsPerToken,
+		memory: opts.SessionMemory, budget: opts.Budget, byToken: map[string]int{}}
+	door := auth.RequireBearerToken(bearer, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(lim.wrap(boundOps(opts.Limits.MaxOpsPerBatch, h)))
+	return gate.New(gate.Options{Door: "mcp", Vault: gate.NewVault(opts.Bootstrap), Token: gate.Bearer,
+		Challenge: Challenge, MaxBody: opts.MaxRequestBytes, BodyTimeout: opts.BodyTimeout,
+		Budget: opts.Budget, CallerShare: opts.CallerShare, Expansion: opts.Expansion}, door)
+}
+
+// withDefaults fills in the zero fields of opts.
+func withDefaults(opts HTTPOptions) HTTPOptions {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = mcp.DefaultMaxRequestBodyBytes
 	}
@@ -75,82 +117,52 @@ func NewHTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.SessionMemory <= 0 {
 		opts.SessionMemory = DefaultSessionMemory
 	}
-	if opts.BodyTimeout <= 0 {
-		opts.BodyTimeout = DefaultBodyTimeout
+	if opts.Limits == (sharevat.Limits{}) {
+		opts.Limits = sharevat.DefaultLimits()
 	}
-	ss := &sessions{boot: opts.Bootstrap, m: map[*mcp.ServerSession]*Local{}}
-	srv := newServer(ss.source, opts.Options)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Logger:              opts.Logger,
-		SessionTimeout:      opts.SessionTimeout,
-		MaxRequestBodyBytes: opts.MaxRequestBytes,
-		// The server's Host and Origin guards (server/guard.go) already
-		// decide which names it answers to.
-		DisableLocalhostProtection: true,
-	})
-	lim := &limiter{srv: srv, max: opts.MaxSessions, perToken: opts.MaxSessionsPerToken,
-		memory: opts.SessionMemory, budget: opts.Budget, maxBody: opts.MaxRequestBytes, byToken: map[string]int{}}
-	return auth.RequireBearerToken(bearer, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(readBodies(opts.MaxRequestBytes, opts.BodyTimeout, lim.wrap(h)))
+	if opts.Expansion <= 0 {
+		opts.Expansion = DefaultExpansion
+	}
+	return opts
 }
 
-// bearer accepts any non-empty token: the vat decides on the first tool
-// call, so that a bad token is a tool error the model can read. UserID
-// is the token's digest, which binds the session to its token without
-// keeping the token where the SDK might show it.
-func bearer(_ context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+// bearer hands the SDK what the gate admitted: the token's digest as
+// UserID, which binds a session to its token without keeping the token
+// where the SDK might show it, and the request's Pass.
+func bearer(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	p := gate.PassFrom(ctx)
+	if p == nil {
+		return nil, auth.ErrInvalidToken // a wiring bug: the gate is in front
+	}
 	sum := sha256.Sum256([]byte(token))
-	return &auth.TokenInfo{UserID: hex.EncodeToString(sum[:]),
-		Extra: map[string]any{tokenKey: token, peerKey: r.RemoteAddr}}, nil
+	return &auth.TokenInfo{UserID: hex.EncodeToString(sum[:]), Extra: map[string]any{passKey: p}}, nil
 }
 
-// sessions holds the Source of each live HTTP session.
-type sessions struct {
-	boot func(peer string) capnp.Client
-
-	mu sync.Mutex
-	m  map[*mcp.ServerSession]*Local
-}
-
-// source returns the Source of req's session, making it on the
-// session's first tool call; it is closed when the session ends.
-func (s *sessions) source(_ context.Context, req *mcp.CallToolRequest) (Source, error) {
-	token, _ := tokenOf(req)
-	if token == "" || req.Session == nil {
-		return nil, sharevat.Errorf(sharevat.EUnauthorized, "no bearer token")
+// passOf returns the gate's Pass of req's HTTP request.
+func passOf(extra *mcp.RequestExtra) *gate.Pass {
+	if extra == nil || extra.TokenInfo == nil {
+		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l := s.m[req.Session]; l != nil {
-		return l, nil
-	}
-	l := NewLocal(s.boot(peerOf(req)), token)
-	s.m[req.Session] = l
-	go s.end(req.Session)
-	return l, nil
-}
-
-// end closes a session's Source once the session has ended.
-func (s *sessions) end(ss *mcp.ServerSession) {
-	_ = ss.Wait() // how it ended does not matter here
-	s.mu.Lock()
-	l := s.m[ss]
-	delete(s.m, ss)
-	s.mu.Unlock()
-	l.Close()
-}
-
-// tokenOf returns the request's bearer token.
-func tokenOf(req *mcp.CallToolRequest) (string, bool) {
-	if req.Extra == nil || req.Extra.TokenInfo == nil {
-		return "", false
-	}
-	t, ok := req.Extra.TokenInfo.Extra[tokenKey].(string)
-	return t, ok
-}
-
-// peerOf names a session's peer for the vat's audit and per-peer quotas:
-// the remote address of the request that made its Source.
-func peerOf(req *mcp.CallToolRequest) string {
-	p, _ := req.Extra.TokenInfo.Extra[peerKey].(string)
+	p, _ := extra.TokenInfo.Extra[passKey].(*gate.Pass)
 	return p
 }
+
+// passSource is the Source of an HTTP tool call: the Share its request's
+// token redeemed at the gate, which the gate releases when the request
+// ends.
+func passSource(_ context.Context, extra *mcp.RequestExtra) (Source, error) {
+	p := passOf(extra)
+	if p == nil || !p.Share().IsValid() {
+		return nil, gate.ErrToken
+	}
+	return passShare{client.NewLocalShare(p.Share(), p.Access, p.Info)}, nil
+}
+
+// passShare is a Source of one request's Share; the Pass owns it.
+type passShare struct{ sh *client.Share }
+
+// Share implements Source.
+func (p passShare) Share(context.Context) (*client.Share, error) { return p.sh, nil }
+
+// Fail implements Source: in-process there is no connection to lose.
+func (passShare) Fail(*client.Share, error) {}

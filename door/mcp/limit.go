@@ -10,12 +10,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sharevat/sharevat/door/gate"
 )
 
-// Session bounds of the Streamable HTTP door. A session is made by any
-// request with a bearer token (the vat judges the token on the first
-// tool call), so without them a peer could open sessions, each held
-// until SessionTimeout, until memory ran out.
+// Session bounds of the Streamable HTTP door. A session is made by an
+// initialize whose token the gate redeemed; without them one token could
+// open sessions, each held until SessionTimeout, until memory ran out.
 const (
 	// DefaultMaxSessions is the default HTTPOptions.MaxSessions.
 	DefaultMaxSessions = 1024
@@ -28,11 +29,8 @@ const (
 	DefaultSessionMemory = 64 << 10
 )
 
-// Budget is a memory budget (the /rpc handler's pool, rpc.MemoryPool).
-type Budget interface {
-	Take(n int64) bool
-	Give(n int64)
-}
+// Budget is the server's one memory budget (rpc.MemoryPool).
+type Budget = gate.Budget
 
 // sessionHeader is the Streamable HTTP session id header.
 const sessionHeader = "Mcp-Session-Id"
@@ -45,7 +43,6 @@ type limiter struct {
 	perToken int
 	memory   int64
 	budget   Budget
-	maxBody  int64
 
 	mu      sync.Mutex
 	live    int
@@ -53,12 +50,18 @@ type limiter struct {
 }
 
 // wrap serves next, refusing with 503 an initialize that would make a
-// session over the bounds. Only an initialize makes a session that
-// lives past its request (the SDK closes any other's as it answers).
+// session over the bounds, and with 400 a POST that is not an initialize
+// and names no session (the Streamable HTTP transport's rule). Only an
+// initialize makes a session that lives past its request.
 func (l *limiter) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Header.Get(sessionHeader) != "" || !l.initializes(r) {
+		if r.Method != http.MethodPost || r.Header.Get(sessionHeader) != "" {
 			next.ServeHTTP(w, r)
+			return
+		}
+		id, init := initializes(r)
+		if !init {
+			noSession(w, id)
 			return
 		}
 		user := ""
@@ -74,22 +77,39 @@ func (l *limiter) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// initializes reports whether r's body (read already by readBodies, up
-// to the request limit; a longer one the SDK refuses) is an initialize,
-// or a batch that may hold one; r.Body is left to read from its start.
-func (l *limiter) initializes(r *http.Request) bool {
+// initializes reports whether r's body (in memory: the gate read it) is
+// an initialize, or a batch or malformed payload the SDK judges itself
+// (a batch may hold one), and answers the request's id for the error
+// when it is not; r.Body is left to read from its start.
+func initializes(r *http.Request) (json.RawMessage, bool) {
 	b, err := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(b))
-	if err != nil || int64(len(b)) > l.maxBody {
-		return false
+	if err != nil {
+		return nil, true
 	}
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
-		return true
+		return nil, true
 	}
 	var m struct {
-		Method string `json:"method"`
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
 	}
-	return json.Unmarshal(b, &m) != nil || m.Method == "initialize"
+	if json.Unmarshal(b, &m) != nil || m.Method == "initialize" {
+		return nil, true
+	}
+	return m.ID, false
+}
+
+// noSession answers 400 to a request that names no session and is not an
+// initialize, with a JSON-RPC error (-32600, invalid request) for id.
+func noSession(w http.ResponseWriter, id json.RawMessage) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+		"code": -32600, "message": "invalid: no Mcp-Session-Id header: send initialize first, then the session id it answers with every request"}})
 }
 
 // reserve takes a session's place for user, or says why not.

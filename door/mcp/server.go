@@ -2,21 +2,21 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"reflect"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/client"
+	"github.com/sharevat/sharevat/internal/version"
 )
 
 // Source is where a session's Share comes from: its token redeemed and
-// kept live. client.Redeemer is one (over /rpc, reconnecting); Local is
-// the vat's in-process one.
+// kept live. client.Redeemer is one (over /rpc, reconnecting, for
+// stdio); over HTTP each request's Share is the one its bearer token
+// redeemed at the gate (http.go).
 type Source interface {
 	// Share returns the live Share; it belongs to the Source.
 	Share(ctx context.Context) (*client.Share, error)
@@ -31,28 +31,35 @@ type Options struct {
 	CallTimeout time.Duration
 	// Version is the server's version, as MCP's initialize answers it.
 	Version string
+	// Limits are the vat's append limits: append_ops refuses a call of
+	// more than MaxOpsPerBatch ops before it builds the batch; default
+	// sharevat.DefaultLimits().
+	Limits sharevat.Limits
 }
 
 // door serves the tools of the sessions of one server.
 type door struct {
-	source func(ctx context.Context, req *mcp.CallToolRequest) (Source, error)
+	source func(ctx context.Context, extra *mcp.RequestExtra) (Source, error)
 	opts   Options
 }
 
-// NewServer returns an MCP server whose tools act on the Share that
-// source gives for each call (stdio: one Source; HTTP: the session's).
-func newServer(source func(context.Context, *mcp.CallToolRequest) (Source, error), opts Options) *mcp.Server {
+// newServer returns an MCP server whose tools act on the Share that
+// source gives for each request (stdio: one Source; HTTP: the request's).
+func newServer(source func(context.Context, *mcp.RequestExtra) (Source, error), opts Options) *mcp.Server {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 30 * time.Second
 	}
 	if opts.Version == "" {
-		opts.Version = "dev"
+		opts.Version = version.String()
+	}
+	if opts.Limits == (sharevat.Limits{}) {
+		opts.Limits = sharevat.DefaultLimits()
 	}
 	d := &door{source: source, opts: opts}
 	s := mcp.NewServer(&mcp.Implementation{Name: "sharevat", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
-	s.AddReceivingMiddleware(codedErrors)
+	s.AddReceivingMiddleware(codedErrors, d.byScope)
 	d.logTools(s)
 	d.grantTools(s)
 	return s
@@ -61,7 +68,7 @@ func newServer(source func(context.Context, *mcp.CallToolRequest) (Source, error
 // NewServer returns the MCP server of one session whose Share comes from
 // src: what `sharevat mcp` runs over stdio.
 func NewServer(src Source, opts Options) *mcp.Server {
-	return newServer(func(context.Context, *mcp.CallToolRequest) (Source, error) { return src, nil }, opts)
+	return newServer(func(context.Context, *mcp.RequestExtra) (Source, error) { return src, nil }, opts)
 }
 
 // instructions is what the server tells the model on initialize.
@@ -74,7 +81,7 @@ Tokens returned by grant and fork are secrets: pass them only to the agent they 
 func (d *door) withShare(ctx context.Context, req *mcp.CallToolRequest, extra time.Duration, fn func(context.Context, *client.Share) error) error {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.CallTimeout+extra)
 	defer cancel()
-	src, err := d.source(ctx, req)
+	src, err := d.source(ctx, req.Extra)
 	if err != nil {
 		return toolError(ctx, err)
 	}
@@ -87,26 +94,6 @@ func (d *door) withShare(ctx context.Context, req *mcp.CallToolRequest, extra ti
 		return toolError(ctx, err)
 	}
 	return nil
-}
-
-// schemaFor infers T's JSON schema, a json.RawMessage being any JSON
-// value (op bodies).
-func schemaFor[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[json.RawMessage](): {},
-	}})
-	if err != nil {
-		panic(err) // the types are this package's: a bug
-	}
-	return s
-}
-
-// addTool adds a typed tool with schemas inferred by schemaFor.
-func addTool[In, Out any](s *mcp.Server, name, title, desc string, readOnly bool, h mcp.ToolHandlerFor[In, Out]) {
-	t := &mcp.Tool{Name: name, Title: title, Description: desc,
-		InputSchema: schemaFor[In](), OutputSchema: schemaFor[Out](),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly, OpenWorldHint: new(bool)}}
-	mcp.AddTool(s, t, h)
 }
 
 // toolError is the error a tool answers: "<code>: <message>", the wire
@@ -129,12 +116,18 @@ func invalid(format string, args ...any) error {
 
 // codedErrors gives a tool error the SDK made itself (arguments that
 // fail the tool's input schema, or do not decode) the wire code
-// "invalid: ", so that every tool error reads "<code>: <message>".
+// "invalid: ", so that every tool error reads "<code>: <message>"; and a
+// protocol error the SDK returns without a JSON-RPC code (a second
+// initialize, say), which would go out as code 0, the code -32600
+// (invalid request).
 func codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, withCode(err)
+		}
 		r, ok := res.(*mcp.CallToolResult)
-		if err != nil || !ok || !r.IsError || len(r.Content) == 0 {
+		if !ok || !r.IsError || len(r.Content) == 0 {
 			return res, err
 		}
 		if t, ok := r.Content[0].(*mcp.TextContent); ok && sharevat.ParseError(t.Text) == nil {
@@ -142,4 +135,13 @@ func codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// withCode returns err with a JSON-RPC code: its own, or invalid request.
+func withCode(err error) error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != 0 {
+		return err
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
 }

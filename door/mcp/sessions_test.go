@@ -16,14 +16,19 @@ import (
 	"github.com/sharevat/sharevat/rpc"
 )
 
-// startBounded is startDoor with session bounds and a memory pool.
+// startBounded is startDoor with session bounds and a memory pool (nil:
+// none).
 func startBounded(t *testing.T, max, perToken int, pool *rpc.MemoryPool) *door {
 	t.Helper()
 	v := vattest.Start(t, vattest.Options{})
-	h := mcpdoor.NewHTTPHandler(mcpdoor.HTTPOptions{
+	o := mcpdoor.HTTPOptions{
 		Bootstrap:   func(peer string) capnp.Client { return v.Vat.Bootstrap(peer) },
-		MaxSessions: max, MaxSessionsPerToken: perToken, Budget: pool,
-	})
+		MaxSessions: max, MaxSessionsPerToken: perToken,
+	}
+	if pool != nil {
+		o.Budget = pool
+	}
+	h := mcpdoor.NewHTTPHandler(o)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	srv := httptest.NewServer(mux)
@@ -54,7 +59,7 @@ func initialize(t *testing.T, url, token string) (int, string) {
 // the per-token limit, any token's 6th 503 naming the server's, every
 // live session is charged DefaultSessionMemory to the pool and given
 // back when it ends (then a new one opens); with a pool of two
-// sessions' memory, the third is refused 503 naming the budget. No
+// sessions' memory (and room for request bodies), the third is refused 503 naming the budget. No
 // answer quotes the token.
 func TestSessionsAreBounded(t *testing.T) {
 	pool := rpc.NewMemoryPool(1 << 30)
@@ -72,18 +77,19 @@ func TestSessionsAreBounded(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, status, msg)
 	require.Contains(t, msg, "the server holds its limit of 5 MCP sessions")
 	require.NotContains(t, msg, c)
-	require.Equal(t, int64(5*mcpdoor.DefaultSessionMemory), pool.Used())
+	require.Eventually(t, func() bool { return pool.Used() == 5*mcpdoor.DefaultSessionMemory },
+		10*time.Second, 5*time.Millisecond, "five sessions' memory, and no request's body left charged")
 
 	require.NoError(t, first.Close())
 	require.Eventually(t, func() bool { return pool.Used() == 4*mcpdoor.DefaultSessionMemory },
 		10*time.Second, 5*time.Millisecond, "an ended session's memory was not given back")
 	must(t, d.session(t, c), "share_info", nil, nil)
 
-	small := rpc.NewMemoryPool(2 * mcpdoor.DefaultSessionMemory)
+	small := rpc.NewMemoryPool(2*mcpdoor.DefaultSessionMemory + 32<<10) // two sessions, and room for bodies
 	d = startBounded(t, 100, 100, small)
-	d.session(t, "svt1_aaaaaaaaaaaaaaaaaaaaaaaa_"+"any-token-at-all-0000000000000000000000000")
-	d.session(t, "nonsense")
-	status, msg = initialize(t, d.url, "other-nonsense")
+	d.session(t, d.vat.MustCreate(t, "x"))
+	d.session(t, d.vat.MustCreate(t, "y"))
+	status, msg = initialize(t, d.url, d.vat.MustCreate(t, "z"))
 	require.Equal(t, http.StatusServiceUnavailable, status, msg)
 	require.Contains(t, msg, "memory budget is full")
 }

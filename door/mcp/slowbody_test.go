@@ -21,7 +21,7 @@ import (
 // TestSlowBodyIsCutOff: a peer that sends a POST's headers and then
 // withholds its body must not hold the connection for ever (the server
 // sets no read timeout). Invariant: with a 1 s body timeout, an
-// initialize whose 1,000-byte body stops after 12 bytes is answered 408
+// initialize with a valid token whose 1,000-byte body stops after 12 bytes is answered 408
 // naming the timeout, the connection is closed, and a real session
 // opens meanwhile. The wait is bounded by the client's 20 s read
 // deadline: a door without the timeout never answers and the test fails.
@@ -37,12 +37,13 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 	t.Cleanup(srv.Close)
 	d := &door{vat: v, url: srv.URL + "/mcp"}
 
+	tok := d.vat.MustCreate(t, "slow")
 	host := strings.TrimPrefix(srv.URL, "http://")
 	conn, err := net.Dial("tcp", host)
 	require.NoError(t, err)
 	defer conn.Close()
-	_, err = fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer x\r\nContent-Type: application/json\r\n"+
-		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":", host)
+	_, err = fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":", host, tok)
 	require.NoError(t, err)
 
 	must(t, d.session(t, d.vat.MustCreate(t, "meanwhile")), "share_info", nil, nil)

@@ -39,17 +39,6 @@ func restore(ctx context.Context, v schema.Vault, token string) (*restored, erro
 	return &restored{share: res.Share().AddRef(), access: acc, info: info}, nil
 }
 
-// restoreAdmin redeems a creation (or admin) token for its Admin.
-func restoreAdmin(ctx context.Context, v schema.Vault, token string) (schema.Admin, error) {
-	fut, rel := v.RestoreAdmin(ctx, func(p schema.Vault_restoreAdmin_Params) error { return p.SetToken(token) })
-	defer rel()
-	res, err := fut.Struct()
-	if err != nil {
-		return schema.Admin{}, err
-	}
-	return res.Admin().AddRef(), nil
-}
-
 // created is a new share: its id and owner token.
 type created struct {
 	id    sharevat.ShareID

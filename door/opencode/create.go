@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/door/gate"
 	"github.com/sharevat/sharevat/schema"
 	"github.com/sharevat/sharevat/sturdyref"
 	"github.com/sharevat/sharevat/wire"
 )
-
-// openCreator is the index's creator name for creates without a token
-// (serve --opencode-open).
-const openCreator = "open"
 
 // maxSessionID bounds an opencode session id.
 const maxSessionID = 256
@@ -31,21 +29,23 @@ func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) erro
 	var in struct {
 		SessionID string `json:"sessionID"`
 	}
-	if err := d.readBody(w, r, &in); err != nil {
+	if err := d.readBody(r, &in); err != nil {
 		return err
 	}
 	if in.SessionID == "" || len(in.SessionID) > maxSessionID {
 		return fail(http.StatusBadRequest, "invalid: sessionID must be a string of 1 to 256 bytes")
 	}
-	v := d.vault(r)
-	defer v.Release()
-	admin, creator, quota, err := d.creationRight(r.Context(), v, token)
+	p := gate.PassFrom(r.Context())
+	v := p.Vault()
+	admin, creator, quota, err := d.creationRight(r.Context(), p, token)
 	if err != nil {
 		return err
 	}
 	defer admin.Release()
 	defer d.creats.lock(createdKey(creator, in.SessionID))()
-	if e, ok := d.idx.lookup(creator, in.SessionID); ok {
+	if e, ok, err := d.idx.lookup(r.Context(), creator, in.SessionID); err != nil {
+		return err
+	} else if ok {
 		a, err := d.again(r.Context(), v, r, e)
 		if err == nil {
 			writeJSON(w, http.StatusOK, a)
@@ -54,8 +54,11 @@ func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) erro
 		if !errors.Is(err, errGone) {
 			return err
 		}
+		if err := d.idx.drop(r.Context(), e.Share); err != nil {
+			return err
+		}
 	}
-	a, err := d.createNew(r.Context(), admin, r, creator, in.SessionID, quota)
+	a, err := d.createNew(r.Context(), v, admin, r, creator, in.SessionID, quota)
 	if err != nil {
 		return err
 	}
@@ -63,15 +66,13 @@ func (d *Door) create(w http.ResponseWriter, r *http.Request, token string) erro
 	return nil
 }
 
-// creationRight redeems the creation token (or, with no token on an
-// opencode-open server, takes the open create-only Admin). It answers
-// the Admin, the creator's name in the index and its bytes-per-share
-// quota. A missing or wrong token is 401.
-func (d *Door) creationRight(ctx context.Context, v schema.Vault, token string) (schema.Admin, string, int64, error) {
+// creationRight is the Admin the gate redeemed the creation token to
+// (or, with no token on an opencode-open server, the open create-only
+// Admin), the creator's name in the index and its bytes-per-share quota.
+// The admin token itself is refused: it does not belong in opencode's
+// config.
+func (d *Door) creationRight(ctx context.Context, p *gate.Pass, token string) (schema.Admin, string, int64, error) {
 	if token == "" {
-		if !d.o.Open {
-			return schema.Admin{}, "", 0, fail(http.StatusUnauthorized, "unauthorized: creating a share needs a creation token in the path (/opencode/<token>); see docs/opencode.md")
-		}
 		a, err := d.o.Vat.OpenCreator("opencode")
 		return a, openCreator, 0, err
 	}
@@ -79,22 +80,14 @@ func (d *Door) creationRight(ctx context.Context, v schema.Vault, token string) 
 	if err != nil {
 		return schema.Admin{}, "", 0, errBadCreator
 	}
-	a, err := restoreAdmin(ctx, v, token)
-	if err != nil {
-		if wire.DomainError(err).Code == sharevat.EUnavailable {
-			return schema.Admin{}, "", 0, err
-		}
-		return schema.Admin{}, "", 0, errBadCreator
-	}
 	_, q, ok := d.o.Vat.CreateQuotaOf(ctx, token)
-	if !ok { // the admin token itself: it does not belong in opencode's config
-		a.Release()
+	if !ok {
 		return schema.Admin{}, "", 0, errBadCreator
 	}
-	return a, string(tok.GrantID), q.BytesPerShare, nil
+	return p.Admin().AddRef(), string(tok.GrantID), q.BytesPerShare, nil
 }
 
-var errBadCreator = fail(http.StatusUnauthorized, "unauthorized: invalid or revoked creation token")
+var errBadCreator = errUnauthorized
 
 // errGone: the indexed share no longer answers (deleted outside the
 // door); a new one is made.
@@ -102,7 +95,7 @@ var errGone = errors.New("the indexed share is gone")
 
 // again answers the share of an index entry, if its secret still works.
 func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e entry) (answer, error) {
-	id := sharevat.ShareID(e.Share)
+	id := e.Share
 	secret, err := d.idx.open(id, e.Secret)
 	if err != nil {
 		return answer{}, err
@@ -118,13 +111,42 @@ func (d *Door) again(ctx context.Context, v schema.Vault, r *http.Request, e ent
 		}
 		return answer{}, errGone
 	}
-	sh.release()
-	return answer{ID: e.Share, URL: d.base(r) + "/share/" + link, Secret: secret}, nil
+	defer sh.release()
+	if e.Creator == openCreator && !joinable(e, sh.info, time.Now()) {
+		return answer{}, errShared
+	}
+	return answer{ID: string(e.Share), URL: d.base(r) + "/share/" + link, Secret: secret}, nil
 }
 
-// createNew creates the share and its link, records them, and answers.
-func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
-	c, err := createShare(ctx, admin, "opencode "+session)
+// joinWindow is how long after an open create a create of the same
+// session may still answer the same share (see joinable).
+const joinWindow = 30 * time.Second
+
+// joinable reports whether an open create of e's session may answer e's
+// share: opencode's share:"auto" sends two creates for a new session at
+// once, and both must end in one share. On an open door nothing but the
+// session id identifies the creator, and a share's readers learn it
+// (its session item); so the share is answered again only while nobody
+// can have read it there: it holds nothing yet (the first sync closes
+// the window) and was made less than joinWindow ago.
+func joinable(e entry, sh sharevat.Share, now time.Time) bool {
+	return sh.Head == 0 && !e.Created.IsZero() && now.Sub(e.Created) < joinWindow
+}
+
+// errShared answers an open create of a session whose share is no longer
+// joinable: no rights of it to a caller who may only know the session id.
+var errShared = fail(http.StatusConflict, "conflict: this session is already shared; its secret stays with the opencode that shared it (unshare it there, or delete the share, to share it anew)")
+
+// createNew creates the share and its link and claims the session for
+// them in the index. When another vat claimed it first, the new share
+// is deleted and the claimed one answered.
+func (d *Door) createNew(ctx context.Context, v schema.Vault, admin schema.Admin, r *http.Request, creator, session string, max int64) (answer, error) {
+	if creator == openCreator {
+		if err := d.quota.take(r, time.Now()); err != nil {
+			return answer{}, err
+		}
+	}
+	c, err := createShare(ctx, admin, shareTitle(creator, session))
 	if err != nil {
 		if de := wire.DomainError(err); de.Code == sharevat.ETooLarge { // the creation token's hourly quota
 			return answer{}, fail(http.StatusTooManyRequests, de.Error())
@@ -136,15 +158,34 @@ func (d *Door) createNew(ctx context.Context, admin schema.Admin, r *http.Reques
 	if err != nil {
 		return answer{}, err
 	}
-	e := &entry{Creator: creator, Session: session, Share: string(c.id), Max: max}
+	e := entry{Creator: creator, Session: session, Share: c.id, Max: max, Created: time.Now()}
 	if e.Secret, err = d.idx.seal(c.id, c.owner); err != nil {
 		return answer{}, err
 	}
 	if e.Link, err = d.idx.seal(c.id, link); err != nil {
 		return answer{}, err
 	}
-	if err := d.idx.write(e); err != nil {
+	got, err := d.idx.claim(ctx, e)
+	if err != nil {
 		return answer{}, err
+	}
+	if got.Share != c.id { // another vat's create of the session won
+		if err := deleteShare(ctx, c.share); err != nil {
+			d.o.Logger.Warn("opencode door: a share made for a session another vat shared first is left", "share", c.id, "error", err)
+		}
+		return d.again(ctx, v, r, got)
 	}
 	return answer{ID: string(c.id), URL: d.base(r) + "/share/" + link, Secret: c.owner}, nil
 }
+
+// shareTitle is the title of a share made for session: it names the
+// session, but not on the open door, where the session id is what would
+// let a reader join the share while it is new (joinable).
+func shareTitle(creator, session string) string {
+	if creator == openCreator {
+		return "opencode session"
+	}
+	return "opencode " + session
+}
+
+func createdKey(creator, session string) string { return creator + "\x00" + session }

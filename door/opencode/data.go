@@ -80,18 +80,7 @@ func itemsJSON(ents []sharevat.Entity) []byte {
 // deletes the share as `sharevat delete` does (every token of it dies at
 // once; its data is removed).
 func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
-	var in struct {
-		Secret *string `json:"secret"`
-	}
-	if err := d.readBody(w, r, &in); err != nil {
-		return err
-	}
-	if in.Secret == nil {
-		return errUnauthorized
-	}
-	v := d.vault(r)
-	defer v.Release()
-	sh, err := d.owned(r.Context(), v, id, *in.Secret, sharevat.ScopeAdmin)
+	sh, err := d.passed(r, id, sharevat.ScopeAdmin) // the secret the gate redeemed
 	if err != nil {
 		return err
 	}
@@ -102,7 +91,7 @@ func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.Share
 		return err
 	}
 	d.states.forget(id)
-	if err := d.idx.deleted(id); err != nil {
+	if err := d.idx.drop(r.Context(), id); err != nil {
 		d.o.Logger.Warn("opencode door: the index did not record an unshare", "share", id, "error", err)
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})

@@ -49,13 +49,15 @@ func TestShareDataCountsAgainstMemoryBudget(t *testing.T) {
 
 // TestSyncItemsCountAgainstMemoryBudget: a sync holds its body, then
 // its items and the ops made of them (two more copies of the data) until
-// they are appended; all of them count in the memory budget. Invariant,
-// under a 4 MiB budget: a 2.2 MB sync (6.6 MB held) is refused 503 JSON
-// naming the budget and writes nothing; a 1 MB one is applied.
+// they are appended; all of them count in the memory budget (the body
+// four times, by its gate, before it is read; the items and ops twice,
+// once parsed). Invariant, under a 12 MiB budget (6 MiB per caller): a
+// 2.2 MB sync (8.8 MB charged) is refused 503 JSON naming the budget and
+// writes nothing; a 1 MB one (4 MB, then 2 MB more) is applied.
 func TestSyncItemsCountAgainstMemoryBudget(t *testing.T) {
 	s := servertest.Start(t, servertest.Options{Config: func(c *server.Config) {
 		c.OpencodeOpen = true
-		c.Peers.MemoryBudget = 4 << 20
+		c.Peers.MemoryBudget = 12 << 20
 	}})
 	d := &door{Server: s, base: s.HTTP}
 	sh := create(t, d.base, "ses_syncmem")

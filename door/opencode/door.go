@@ -3,15 +3,17 @@ package opencode
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/door/gate"
 	"github.com/sharevat/sharevat/schema"
 	"github.com/sharevat/sharevat/vat"
 )
@@ -23,18 +25,23 @@ const DefaultMaxBody = 32 << 20
 // DefaultBodyTimeout is the default Options.BodyTimeout.
 const DefaultBodyTimeout = 30 * time.Second
 
-// Options configure a Door. Vat and Pepper are required.
+// Options configure a Door. Vat, Pepper and Index are required.
 type Options struct {
 	Vat    *vat.Vat
 	Pepper []byte // the vat's pepper: the index's sealing key derives from it
-	// Index is the index file's path (IndexFile in the data directory).
-	Index string
+	// Index is the store's session index (index.go), shared by every vat
+	// on the store.
+	Index sharevat.SessionIndex
 	// PublicURL is the base of the links (serve --public-url); "": the
 	// request's scheme and Host.
 	PublicURL string
 	// Open lets a create without a creation token through (serve
 	// --opencode-open, loopback only).
 	Open bool
+	// OpenPerAddr and OpenTotal bound the shares an open door makes in
+	// an hour for one remote address and in all (openquota.go); zero:
+	// DefaultOpenPerAddr and DefaultOpenTotal; negative: no limit.
+	OpenPerAddr, OpenTotal int
 	// Limits are the vat's limits: a sync is appended in batches of at
 	// most MaxOpsPerBatch ops and MaxBatchBytes bytes.
 	Limits sharevat.Limits
@@ -50,10 +57,14 @@ type Options struct {
 	// (--max-conns, --max-conns-per-ip); nil: none. A nil done refuses
 	// with the refusal.
 	Admit func(*http.Request) (done func(), refusal string)
-	// Budget counts the bytes of request bodies held in memory against
-	// the server's memory budget; nil: none.
+	// Budget is the server's one memory budget: the gates charge each
+	// body to it before reading it (gates.go), the door the state it
+	// reads (hold.go); nil: none.
 	Budget Budget
-	Logger *slog.Logger
+	// CallerShare is the most one caller (a grant; a peer without a
+	// token) may hold of Budget at once; <= 0: no bound but Budget's.
+	CallerShare int64
+	Logger      *slog.Logger
 }
 
 // Budget is a memory budget (the /rpc handler's pool).
@@ -68,12 +79,14 @@ type Door struct {
 	idx    *index
 	states states
 	creats keyedLocks
+	quota  *openQuota
+	g      gates // gates.go
 }
 
 // New opens the index and returns the door. Close it with Close.
 func New(o Options) (*Door, error) {
-	if o.Vat == nil || len(o.Pepper) == 0 {
-		return nil, errors.New("opencodeshare: Vat and Pepper are required")
+	if o.Vat == nil || len(o.Pepper) == 0 || o.Index == nil {
+		return nil, errors.New("opencodeshare: Vat, Pepper and Index are required")
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
@@ -87,15 +100,24 @@ func New(o Options) (*Door, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	idx, err := openIndex(o.Index, o.Pepper)
+	idx, err := newIndex(o.Index, o.Pepper)
 	if err != nil {
 		return nil, err
 	}
-	return &Door{o: o, idx: idx, states: states{max: 4096, m: map[sharevat.ShareID]*shareState{}}}, nil
+	if o.OpenPerAddr == 0 {
+		o.OpenPerAddr = DefaultOpenPerAddr
+	}
+	if o.OpenTotal == 0 {
+		o.OpenTotal = DefaultOpenTotal
+	}
+	d := &Door{o: o, idx: idx, states: states{max: 4096, m: map[sharevat.ShareID]*shareState{}},
+		quota: newOpenQuota(o.OpenPerAddr, o.OpenTotal)}
+	d.g = d.newGates()
+	return d, nil
 }
 
-// Close closes the index file.
-func (d *Door) Close() error { return d.idx.close() }
+// Close releases the door (the index is the store's: nothing to close).
+func (d *Door) Close() error { return nil }
 
 // route is a parsed request path.
 type route struct {
@@ -158,7 +180,8 @@ func sameOrigin(r *http.Request) bool {
 
 var errCrossOrigin = fail(http.StatusForbidden, "permissionDenied: the opencode door answers no cross-origin request")
 
-// serve dispatches one API call.
+// serve dispatches one API call: a call with a body through its gate
+// (gates.go), which redeems the token before the body is read.
 func (d *Door) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	rest := rt.rest[2:]
 	switch {
@@ -166,12 +189,13 @@ func (d *Door) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		if r.Method != http.MethodPost {
 			return methodNot(w, "POST")
 		}
-		return d.create(w, r, rt.token)
+		through(d.g.create, w, r)
+		return nil
 	case len(rest) == 2 && rest[1] == "sync":
 		if r.Method != http.MethodPost {
 			return methodNot(w, "POST")
 		}
-		return d.sync(w, r, sharevat.ShareID(rest[0]))
+		return d.throughSecret(d.g.sync, w, r)
 	case len(rest) == 2 && rest[1] == "data":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			return methodNot(w, "GET, HEAD")
@@ -181,9 +205,44 @@ func (d *Door) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		if r.Method != http.MethodDelete {
 			return methodNot(w, "DELETE")
 		}
-		return d.unshare(w, r, sharevat.ShareID(rest[0]))
+		return d.throughSecret(d.g.unshare, w, r)
 	}
 	return fail(http.StatusNotFound, "notFound: no such route")
+}
+
+// throughSecret serves r through g, with the secret its body starts with.
+func (d *Door) throughSecret(g *gate.Gate, w http.ResponseWriter, r *http.Request) error {
+	r2, err := d.peekSecret(w, r)
+	if err != nil {
+		w.Header().Set("Connection", "close") // the rest of the body is not read
+		return err
+	}
+	through(g, w, r2)
+	return nil
+}
+
+// The door's handlers behind the gates: the route again from the path.
+func (d *Door) serveCreate(w http.ResponseWriter, r *http.Request) {
+	rt, _ := parse(r.URL.Path)
+	d.finish(w, r, d.create(w, r, rt.token))
+}
+
+func (d *Door) serveSync(w http.ResponseWriter, r *http.Request) {
+	rt, _ := parse(r.URL.Path)
+	d.finish(w, r, d.sync(w, r, sharevat.ShareID(rt.rest[2])))
+}
+
+func (d *Door) serveUnshare(w http.ResponseWriter, r *http.Request) {
+	rt, _ := parse(r.URL.Path)
+	d.finish(w, r, d.unshare(w, r, sharevat.ShareID(rt.rest[2])))
+}
+
+// finish answers a handler's failure.
+func (d *Door) finish(w http.ResponseWriter, r *http.Request, err error) {
+	if err != nil {
+		d.logFailure(r, err)
+		writeError(w, err)
+	}
 }
 
 func methodNot(w http.ResponseWriter, allow string) error {
@@ -205,10 +264,9 @@ func (d *Door) vault(r *http.Request) schema.Vault {
 	return schema.Vault(d.o.Vat.BootstrapMetered("opencode "+r.RemoteAddr, nil))
 }
 
-// readBody decodes the request's JSON body into v: at most MaxBody bytes
-// (413 naming the limit), counted against the memory budget while read.
-func (d *Door) readBody(w http.ResponseWriter, r *http.Request, v any) error {
-	return d.readBodyWith(w, r, func(b []byte) error {
+// readBody decodes the request's JSON body into v.
+func (d *Door) readBody(r *http.Request, v any) error {
+	return d.readBodyWith(r, func(b []byte) error {
 		if err := json.Unmarshal(b, v); err != nil {
 			return fail(http.StatusBadRequest, "invalid: the body is not the JSON object this call takes")
 		}
@@ -216,32 +274,24 @@ func (d *Door) readBody(w http.ResponseWriter, r *http.Request, v any) error {
 	})
 }
 
-// readBodyWith reads the request's body as readBody does and parses it
-// with parse, the bytes counted against the budget from their arrival
-// to the end of the parse (body.go).
-func (d *Door) readBodyWith(w http.ResponseWriter, r *http.Request, parse func([]byte) error) error {
-	if r.ContentLength > d.o.MaxBody {
-		return tooLarge(d.o.MaxBody)
-	}
-	b, charged, err := d.readAll(w, r)
-	if d.o.Budget != nil {
-		defer d.o.Budget.Give(charged)
-	}
-	if err != nil {
-		return err
-	}
-	if int64(len(b)) > d.o.MaxBody {
-		return tooLarge(d.o.MaxBody)
+// readBodyWith reads the request's body, which its gate read (within
+// MaxBody and BodyTimeout) and charged to the budget, and parses it with
+// parse.
+func (d *Door) readBodyWith(r *http.Request, parse func([]byte) error) error {
+	b := make([]byte, max(r.ContentLength, 0)) // the gate set its length
+	if _, err := io.ReadFull(r.Body, b); err != nil {
+		return fail(http.StatusBadRequest, "invalid: the request body could not be read")
 	}
 	if len(b) == 0 {
 		return fail(http.StatusBadRequest, "invalid: a JSON body is required")
 	}
+	if !utf8.Valid(b) { // else stored and served raw, or changed to U+FFFD by a decode
+		return errNotUTF8
+	}
 	return parse(b)
 }
 
-func tooLarge(limit int64) error {
-	return fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the body is over the limit of %d bytes", limit))
-}
+var errNotUTF8 = fail(http.StatusBadRequest, "invalid: the body is not UTF-8 (JSON text is)")
 
 // keyedLocks serializes work on one key (a creator's session).
 type keyedLocks struct {

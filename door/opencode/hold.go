@@ -1,5 +1,11 @@
 package opencode
 
+import "net/http"
+
+// errBudgetFull is state refused because the memory budget cannot hold
+// it.
+var errBudgetFull = fail(http.StatusServiceUnavailable, "unavailable: the server's memory budget is full; retry later")
+
 // holding is the bytes one request holds in memory beyond its body (a
 // share's state read for an answer or for ordering a sync), counted in
 // the memory budget from when they are read until release.

@@ -1,64 +1,54 @@
 package opencode
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"os"
 	"sync"
 
 	"github.com/sharevat/sharevat"
 )
 
-// The index remembers, across restarts, which share each creation right
-// made for each opencode session, so that a second create answers the
-// same share (docs/opencode.md, "Create is idempotent"). It is a file of
-// JSON lines in the data directory (IndexFile), appended and synced
-// before an answer names the share. The tokens in it (the secret and the
-// link) are sealed with AES-256-GCM under a key derived from the vat's
-// pepper (HMAC-SHA-256(pepper, sealLabel)), the share id as associated
-// data: the file alone opens nothing. A torn last line (a crash while
-// appending) is dropped when the file is opened.
-
-// IndexFile is the index's name in the data directory.
-const IndexFile = "opencode-index.jsonl"
+// The index remembers which share each creation right made for each
+// opencode session, so that a second create answers the same share
+// (docs/opencode.md, "Create is idempotent"). It lives in the store
+// (sharevat.SessionIndex), shared by every vat on it: two vats on one
+// PostgreSQL answer one session with one share. The tokens in an entry
+// (the secret and the link) are sealed with AES-256-GCM under a key
+// derived from the vat's pepper (HMAC-SHA-256(pepper, sealLabel)), the
+// share id as associated data: the store alone opens nothing.
 
 // sealLabel derives the sealing key from the pepper.
 const sealLabel = "sharevat opencode door: seal v1"
 
-// entry is one line of the index.
-type entry struct {
-	Creator string `json:"creator"`           // the creation token's grant id, or "open"
-	Session string `json:"session"`           // opencode's session id
-	Share   string `json:"share"`             // the share's id
-	Secret  string `json:"secret,omitempty"`  // the owner token, sealed
-	Link    string `json:"link,omitempty"`    // the link token, sealed
-	Max     int64  `json:"max,omitempty"`     // bytes the share may hold (the creation token's quota); 0: unlimited
-	Deleted bool   `json:"deleted,omitempty"` // unshared: a later create makes a new share
-}
+// openCreator is the index's creator name for creates without a token
+// (serve --opencode-open).
+const openCreator = "open"
 
-// index is the open index file and its entries.
+// entry is one entry of the index.
+type entry = sharevat.DoorSession
+
+// index is the store's session index, sealing and opening its tokens,
+// with the entries of the shares synced lately kept in memory (an
+// entry never changes while its share lives).
 type index struct {
-	aead cipher.AEAD
+	aead  cipher.AEAD
+	store sharevat.SessionIndex
 
-	mu      sync.Mutex
-	f       *os.File
-	created map[string]*entry           // by creator and session
-	shares  map[sharevat.ShareID]*entry // by share
+	mu     sync.Mutex
+	shares map[sharevat.ShareID]entry
 }
 
-// openIndex opens (creating) the index at path, sealing with a key
-// derived from pepper.
-func openIndex(path string, pepper []byte) (*index, error) {
+// maxCached bounds the entries kept in memory.
+const maxCached = 4096
+
+// newIndex is the index in store, sealing with a key derived from pepper.
+func newIndex(store sharevat.SessionIndex, pepper []byte) (*index, error) {
 	mac := hmac.New(sha256.New, pepper)
 	mac.Write([]byte(sealLabel))
 	block, err := aes.NewCipher(mac.Sum(nil))
@@ -69,105 +59,53 @@ func openIndex(path string, pepper []byte) (*index, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opencode index: %w", err)
-	}
-	x := &index{aead: aead, f: f, created: map[string]*entry{}, shares: map[sharevat.ShareID]*entry{}}
-	if err := x.load(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("opencode index %s: %w", path, err)
-	}
-	return x, nil
+	return &index{aead: aead, store: store, shares: map[sharevat.ShareID]entry{}}, nil
 }
 
-// load reads every whole line, truncating a torn last one.
-func (x *index) load() error {
-	b, err := io.ReadAll(x.f)
-	if err != nil {
-		return err
-	}
-	whole := bytes.LastIndexByte(b, '\n') + 1
-	if whole < len(b) {
-		if err := x.f.Truncate(int64(whole)); err != nil {
-			return err
-		}
-	}
-	if _, err := x.f.Seek(int64(whole), io.SeekStart); err != nil {
-		return err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b[:whole]))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return errors.New("a line is not an index entry")
-		}
-		x.put(&e)
-	}
-	return sc.Err()
+// lookup returns the entry of creator's session.
+func (x *index) lookup(ctx context.Context, creator, session string) (entry, bool, error) {
+	return found(x.store.DoorSession(ctx, creator, session))
 }
 
-func createdKey(creator, session string) string { return creator + "\x00" + session }
-
-// put records e in the maps (a deletion marks the share's entry).
-func (x *index) put(e *entry) {
-	if e.Deleted {
-		if old := x.shares[sharevat.ShareID(e.Share)]; old != nil {
-			old.Deleted = true
-		}
-		return
-	}
-	x.created[createdKey(e.Creator, e.Session)] = e
-	x.shares[sharevat.ShareID(e.Share)] = e
-}
-
-// write appends e to the file, synced, then to the maps.
-func (x *index) write(e *entry) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
+// byShare returns the entry of a share the door created.
+func (x *index) byShare(ctx context.Context, id sharevat.ShareID) (entry, bool, error) {
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	if _, err := x.f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("opencode index: %w", err)
+	e, ok := x.shares[id]
+	x.mu.Unlock()
+	if ok {
+		return e, true, nil
 	}
-	if err := x.f.Sync(); err != nil {
-		return fmt.Errorf("opencode index: %w", err)
+	e, ok, err := found(x.store.DoorSessionOf(ctx, id))
+	if ok {
+		x.mu.Lock()
+		if len(x.shares) >= maxCached {
+			clear(x.shares)
+		}
+		x.shares[id] = e
+		x.mu.Unlock()
 	}
-	x.put(e)
-	return nil
+	return e, ok, err
 }
 
-// lookup returns a copy of the live entry of creator's session.
-func (x *index) lookup(creator, session string) (entry, bool) {
+func found(e entry, err error) (entry, bool, error) {
+	if sharevat.ErrorCode(err) == sharevat.ENotFound {
+		return entry{}, false, nil
+	}
+	return e, err == nil, err
+}
+
+// claim stores e unless its session has an entry, and returns the one
+// stored (whichever vat stored it).
+func (x *index) claim(ctx context.Context, e entry) (entry, error) {
+	return x.store.ClaimSession(ctx, e)
+}
+
+// drop forgets the entry of a share unshared or gone.
+func (x *index) drop(ctx context.Context, id sharevat.ShareID) error {
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	e := x.created[createdKey(creator, session)]
-	if e == nil || e.Deleted {
-		return entry{}, false
-	}
-	return *e, true
-}
-
-// byShare returns a copy of the entry of a share the door created.
-func (x *index) byShare(id sharevat.ShareID) (entry, bool) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	e := x.shares[id]
-	if e == nil {
-		return entry{}, false
-	}
-	return *e, true
-}
-
-// deleted records that a share was unshared.
-func (x *index) deleted(id sharevat.ShareID) error {
-	if _, ok := x.byShare(id); !ok {
-		return nil
-	}
-	return x.write(&entry{Share: string(id), Deleted: true})
+	delete(x.shares, id)
+	x.mu.Unlock()
+	return x.store.DropDoorSession(ctx, id)
 }
 
 // seal encrypts a token for the share id.
@@ -192,6 +130,3 @@ func (x *index) open(id sharevat.ShareID, sealed string) (string, error) {
 	}
 	return string(plain), nil
 }
-
-// close closes the file.
-func (x *index) close() error { return x.f.Close() }

@@ -55,3 +55,32 @@ func TestDoorPathTricksAnswerWithoutRedirect(t *testing.T) {
 	require.Zero(t, countShares(t, s))
 	create(t, s.HTTP+tok, "ses_trick")
 }
+
+// TestDoorPathReachedFromAnotherPrefix: a path outside the door's
+// prefixes whose clean form is a door path (/x/../opencode/<token>/…,
+// /s/../share/<slug>) was redirected 307 by the mux with the token in
+// Location (issue 32). Invariant: it answers 404 with the door's
+// headers, no Location, and no token in the body.
+func TestDoorPathReachedFromAnotherPrefix(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{})
+	m := mint(t, s, 100, 0)
+	sh := create(t, s.HTTP+"/opencode/"+m.Token, "ses_prefix")
+	for _, p := range []string{
+		"/x/../opencode/" + m.Token + "/api/share",
+		"/s/../share/" + slug(sh),
+		"/s/../api/share/" + slug(sh) + "/data",
+		"/rpc/../opencode-tokens",
+	} {
+		req, err := http.NewRequest("GET", s.HTTP+p, nil)
+		require.NoError(t, err)
+		res, err := http.DefaultTransport.RoundTrip(req) // no redirect followed
+		require.NoError(t, err)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.Equal(t, http.StatusNotFound, res.StatusCode, "%s: %s", p, body)
+		require.Empty(t, res.Header.Get("Location"), p)
+		require.Equal(t, "no-store", res.Header.Get("Cache-Control"), p)
+		require.Equal(t, "no-referrer", res.Header.Get("Referrer-Policy"), p)
+		require.NotContains(t, string(body), m.Token[len(m.Token)-43:], p)
+	}
+}

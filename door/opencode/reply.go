@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/sharevat/sharevat"
+	"github.com/sharevat/sharevat/door/gate"
 	"github.com/sharevat/sharevat/sturdyref"
 	"github.com/sharevat/sharevat/wire"
 )
@@ -21,8 +22,8 @@ func (e *httpError) Error() string { return e.msg }
 func fail(status int, msg string) error { return &httpError{status: status, msg: msg} }
 
 // errUnauthorized is the one answer for an unknown share id, a wrong
-// secret and a dead slug alike.
-var errUnauthorized = &httpError{status: http.StatusUnauthorized, msg: "unauthorized: invalid share id or secret"}
+// secret and a dead slug alike: the gate's, for every failure of a token.
+var errUnauthorized = &httpError{status: http.StatusUnauthorized, msg: gate.ErrToken.Error()}
 
 // setHeaders sets the headers of every answer of the door.
 func setHeaders(h http.Header) {

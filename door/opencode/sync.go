@@ -6,8 +6,6 @@ import (
 	"net/http"
 
 	"github.com/sharevat/sharevat"
-	"github.com/sharevat/sharevat/schema"
-	"github.com/sharevat/sharevat/wire"
 )
 
 // syncAnswer is what a sync answers: the ops the vat applied, the items
@@ -27,7 +25,7 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	var in syncBody
 	h := d.hold() // the items and the ops made of them, beside the body
 	defer h.release()
-	if err := d.readBodyWith(w, r, func(b []byte) (err error) {
+	if err := d.readBodyWith(r, func(b []byte) (err error) {
 		if in, err = parseSync(b); err != nil {
 			return err
 		}
@@ -35,19 +33,18 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	}); err != nil {
 		return err
 	}
-	if in.secret == nil {
-		return errUnauthorized
-	}
 	data := in.items
-	v := d.vault(r)
-	defer v.Release()
-	sh, err := d.owned(r.Context(), v, id, *in.secret, sharevat.ScopeAppend)
+	sh, err := d.passed(r, id, sharevat.ScopeAppend) // the secret the gate redeemed
 	if err != nil {
 		return err
 	}
 	defer sh.release()
+	e, ok, err := d.idx.byShare(r.Context(), id)
+	if err != nil {
+		return err
+	}
 	session := sessionOf(sh.info.Meta.Title)
-	if e, ok := d.idx.byShare(id); ok {
+	if ok {
 		session = e.Session
 	}
 	ops, err := d.toOps(data, session)
@@ -60,25 +57,6 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	}
 	writeJSON(w, http.StatusOK, ans)
 	return nil
-}
-
-// owned restores secret and checks it is a token of share id with the
-// rights need: one 401 for an unknown id, a wrong secret, a revoked one,
-// and a token of the share without the rights (its public link, read
-// only, is no secret).
-func (d *Door) owned(ctx context.Context, v schema.Vault, id sharevat.ShareID, secret string, need sharevat.Scope) (*restored, error) {
-	sh, err := restore(ctx, v, secret)
-	if err != nil {
-		if wire.DomainError(err).Code == sharevat.EUnavailable {
-			return nil, err
-		}
-		return nil, errUnauthorized
-	}
-	if sh.info.ID != id || !sh.access.Scope.Has(need) {
-		sh.release()
-		return nil, errUnauthorized
-	}
-	return sh, nil
 }
 
 // toOps maps every item, checking each against the vat's limits, so that
@@ -124,7 +102,7 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 	}
 	fresh, added := st.filter(ops)
 	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
-	if e, ok := d.idx.byShare(sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max {
+	if e, ok, _ := d.idx.byShare(ctx, sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max { // cached by sync
 		return syncAnswer{}, fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the share would hold more than its creation token's limit of %d bytes", e.Max))
 	}
 	for _, part := range d.batches(fresh) {

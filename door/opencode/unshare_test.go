@@ -70,3 +70,29 @@ func TestUnshareEndsTheLink(t *testing.T) {
 	require.NotEqual(t, sh.ID, again.ID)
 	require.NotEqual(t, sh.URL, again.URL)
 }
+
+// TestUnsharedPageIs404: the page of an unshared session is gone too.
+// Invariant: GET and HEAD /share/<slug> answer the page (200) while the
+// share lives, and 404 with the /data error, no-store, once it is
+// unshared; so do a slug that never was and the share's secret (not a
+// link); the page's assets are still served.
+func TestUnsharedPageIs404(t *testing.T) {
+	d := startOpen(t)
+	sh := create(t, d.base, "ses_page_gone")
+	require.Equal(t, http.StatusOK, syncRaw(t, d.base, sh, itSession).status)
+	require.Equal(t, http.StatusOK, call(t, "GET", sh.URL, nil).status, "the live share's page")
+	require.Equal(t, http.StatusOK, call(t, "HEAD", sh.URL, nil).status, "the live share's page, HEAD")
+
+	r := call(t, "DELETE", d.base+"/api/share/"+sh.ID, map[string]string{"secret": sh.Secret})
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	for _, u := range []string{sh.URL, d.HTTP + "/share/svt1_never", d.HTTP + "/share/" + sh.Secret} {
+		for _, method := range []string{"GET", "HEAD"} {
+			r = call(t, method, u, nil)
+			require.Equal(t, http.StatusNotFound, r.status, "%s after unshare", method)
+			require.Equal(t, "no-store", r.header.Get("Cache-Control"))
+		}
+	}
+	r = call(t, "GET", sh.URL, nil)
+	require.Contains(t, string(r.body), "no such share")
+	require.Equal(t, http.StatusOK, call(t, "GET", d.HTTP+"/share/app.js", nil).status, "an asset")
+}

@@ -1,35 +1,14 @@
 package hostile
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"os"
-	"strconv"
 	"sync"
 	"time"
 )
 
 // ReadRSS returns process pid's resident set size in bytes (VmRSS of
 // /proc/PID/status; Linux only).
-func ReadRSS(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmRSS:")); ok {
-			f := bytes.Fields(v)
-			if len(f) < 1 {
-				break
-			}
-			kb, err := strconv.ParseInt(string(f[0]), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("hostile: no VmRSS for pid %d", pid)
-}
+func ReadRSS(pid int) (int64, error) { return procStatus(pid, "VmRSS:") }
 
 // RSSSampler samples a process's VmRSS on a ticker and keeps the peak.
 type RSSSampler struct {

@@ -26,7 +26,10 @@ type Planted struct {
 	Name string // file:line and variant, for messages
 	Rule string // the rule that must find each secret
 	Body []byte // a JSON op body
-	Want []byte // Body with each secret replaced by [REDACTED:<Rule>]
+	Want []byte // Body with each secret replaced by [REDACTED:<its rule>]
+	// Rules is the rule of each secret, in order: Rule, but where the
+	// secret's template names another (⟦@<rule>:…⟧).
+	Rules []string
 	// Needles are what must never be found where the body went once
 	// redacted: each secret whole, when it is one line, and each
 	// generated part of it of 12 or more bytes.
@@ -58,14 +61,14 @@ func MustPlanted(tb testing.TB) []Planted {
 		}
 		rng := rand.New(rand.NewPCG(0x5eed, uint64(l.line)))
 		if strings.HasPrefix(tpl, "{") {
-			body, want, needles := expand(tb, l.name, tpl, rule, rng, true)
-			out = append(out, Planted{l.name, rule, []byte(body), []byte(want), needles})
+			body, want, rules, needles := expand(tb, l.name, tpl, rule, rng, true)
+			out = append(out, Planted{l.name, rule, []byte(body), []byte(want), rules, needles})
 			continue
 		}
-		text, want, needles := expand(tb, l.name, unescape(tpl), rule, rng, false)
+		text, want, rules, needles := expand(tb, l.name, unescape(tpl), rule, rng, false)
 		out = append(out,
-			Planted{l.name + "/text", rule, textBody(text), textBody(want), needles},
-			Planted{l.name + "/nested", rule, nestedBody(text), nestedBody(want), needles})
+			Planted{l.name + "/text", rule, textBody(text), textBody(want), rules, needles},
+			Planted{l.name + "/nested", rule, nestedBody(text), nestedBody(want), rules, needles})
 	}
 	return out
 }
@@ -176,10 +179,12 @@ var classes = map[string]string{
 }
 
 // expand generates a template's secrets. It returns the text, the text
-// with each secret replaced by [REDACTED:rule], and the needles. In a
+// with each secret replaced by [REDACTED:<its rule>], the rule of each
+// secret (rule, unless its template starts with @<rule>:) and the
+// needles. In a
 // JSON template, {pem:N} joins its lines with the JSON escape \n, and
 // {pemq:N} with \\n (the escape of JSON text held in a JSON string).
-func expand(tb testing.TB, name, tpl, rule string, rng *rand.Rand, jsonMode bool) (text, want string, needles []string) {
+func expand(tb testing.TB, name, tpl, rule string, rng *rand.Rand, jsonMode bool) (text, want string, rules, needles []string) {
 	tb.Helper()
 	var t, w strings.Builder
 	for {
@@ -193,10 +198,12 @@ func expand(tb testing.TB, name, tpl, rule string, rng *rand.Rand, jsonMode bool
 		}
 		t.WriteString(tpl[:open])
 		w.WriteString(tpl[:open])
-		secret, parts := generate(tb, name, tpl[open+len("⟦"):open+end], rng, jsonMode)
+		stpl, srule := secretRule(tpl[open+len("⟦"):open+end], rule)
+		secret, parts := generate(tb, name, stpl, rng, jsonMode)
 		secret, parts = encode(secret, parts)
 		t.WriteString(secret)
-		w.WriteString("[REDACTED:" + rule + "]")
+		w.WriteString("[REDACTED:" + srule + "]")
+		rules = append(rules, srule)
 		if !strings.ContainsAny(secret, "\n\\") && len(secret) >= 12 {
 			needles = append(needles, secret)
 		}
@@ -208,7 +215,16 @@ func expand(tb testing.TB, name, tpl, rule string, rng *rand.Rand, jsonMode bool
 	}
 	t.WriteString(tpl)
 	w.WriteString(tpl)
-	return t.String(), w.String(), needles
+	return t.String(), w.String(), rules, needles
+}
+
+// secretRule splits the @<rule>: a secret's template may start with from
+// the template; rule is the line's, for a template without one.
+func secretRule(tpl, rule string) (string, string) {
+	if name, rest, ok := strings.Cut(strings.TrimPrefix(tpl, "@"), ":"); ok && strings.HasPrefix(tpl, "@") {
+		return rest, name
+	}
+	return tpl, rule
 }
 
 // encodings wrap a generated secret whose template starts with their

@@ -54,7 +54,7 @@ func Prepare(b *sharevat.Batch, lim sharevat.Limits, pol sharevat.Privacy) *Batc
 		po.digest = Digest(op)
 		po.stored, po.body = po.digest, op.Body
 		if po.reason, po.message = checkOp(op, lim, batchProblem); po.reason == sharevat.ReasonNone {
-			po.reason, po.message = po.guard(op, pol, lim)
+			po.reason, po.message = po.guard(op, b.BatchID, pol, lim)
 		}
 	}
 	return p

@@ -26,6 +26,13 @@ import (
 // so a retry of a redacted op is a duplicate whatever the policy is when
 // it comes back. An op id reused for content that differs only inside
 // its secrets is a duplicate too: what was stored is the same.
+//
+// Ids. An op whose op id, key or batch id holds a secret-shaped string
+// is rejected (ReasonSecret) under redact and reject alike: an id
+// cannot be redacted (a retry must find its op id, a key names its
+// entity, and two ids redacted alike would collide), so it is refused
+// rather than stored. An op stored before with such an id is still a
+// duplicate on retry: check 1 comes first.
 
 // guarded is the privacy guard's work on one op.
 type guarded struct {
@@ -37,13 +44,16 @@ type guarded struct {
 	alt      *[32]byte
 }
 
-// guard applies pol to op, which passed checks 0 and 5, and returns
-// check 6's verdict.
-func (g *guarded) guard(op *sharevat.Op, pol sharevat.Privacy, lim sharevat.Limits) (sharevat.Reason, string) {
-	switch pol {
-	case sharevat.PrivacyOff:
+// guard applies pol to op, which passed checks 0 and 5, in a batch
+// whose id is batchID, and returns check 6's verdict.
+func (g *guarded) guard(op *sharevat.Op, batchID string, pol sharevat.Privacy, lim sharevat.Limits) (sharevat.Reason, string) {
+	if pol == sharevat.PrivacyOff {
 		return sharevat.ReasonNone, ""
-	case sharevat.PrivacyReject:
+	}
+	if msg := idSecret(op, batchID); msg != "" {
+		return sharevat.ReasonSecret, msg
+	}
+	if pol == sharevat.PrivacyReject {
 		ms := privacy.Scan(op.Body)
 		if len(ms) == 0 {
 			g.scanned = true
@@ -51,7 +61,7 @@ func (g *guarded) guard(op *sharevat.Op, pol sharevat.Privacy, lim sharevat.Limi
 		}
 		red, n := privacy.Redact(op.Body)
 		g.setAlt(op, red, n)
-		return sharevat.ReasonSecret, secretMessage(ms)
+		return sharevat.ReasonSecret, secretMessage("body", ms)
 	}
 	red, n := privacy.Redact(op.Body)
 	if g.setAlt(op, red, n); n == 0 {
@@ -89,17 +99,31 @@ func (g *guarded) same(op *sharevat.Op, ix *sharevat.IndexedOp) bool {
 	return g.alt != nil && ix.Matches(*g.alt)
 }
 
-// secretMessage says which rules found secrets, never what they found.
-func secretMessage(ms []privacy.Match) string {
+// idSecret returns why op is rejected when its op id, key or batch id
+// holds a secret-shaped string, else "". Ids are never redacted: a
+// retry must find its op id, a state kind's key names its entity, and
+// two ids redacted alike would collide.
+func idSecret(op *sharevat.Op, batchID string) string {
+	for _, id := range [...]struct{ what, text string }{{"op id", op.OpID}, {"key", op.Key}, {"batch id", batchID}} {
+		if ms := privacy.ScanText([]byte(id.text)); len(ms) > 0 {
+			return secretMessage(id.what, ms) + "; ids are never redacted"
+		}
+	}
+	return ""
+}
+
+// secretMessage says which rules found secrets in what, never what
+// they found.
+func secretMessage(what string, ms []privacy.Match) string {
 	var rules []string
 	for _, m := range ms {
 		rules = append(rules, m.Rule)
 	}
 	slices.Sort(rules)
 	rules = slices.Compact(rules)
-	what := "a secret-shaped string"
+	found := "a secret-shaped string"
 	if len(ms) > 1 {
-		what = fmt.Sprintf("%d secret-shaped strings", len(ms))
+		found = fmt.Sprintf("%d secret-shaped strings", len(ms))
 	}
-	return fmt.Sprintf("body holds %s (%s); the share's privacy policy rejects such ops", what, strings.Join(rules, ", "))
+	return fmt.Sprintf("%s holds %s (%s); the share's privacy policy rejects such ops", what, found, strings.Join(rules, ", "))
 }

@@ -158,3 +158,37 @@ func TestGuardRedactedOverLimit(t *testing.T) {
 	assert.Equal(t, sharevat.ReasonTooLarge, ack.Results[0].Reason)
 	assert.Empty(t, tx.log)
 }
+
+// TestGuardRejectsSecretIDs: an op whose op id, key or batch id holds a
+// secret is rejected secret under redact and reject alike (an id cannot
+// be redacted), with a message naming the field and the rule, never the
+// secret; nothing of it is stored. Under off it is applied as sent.
+func TestGuardRejectsSecretIDs(t *testing.T) {
+	clean := func(id string) sharevat.Op {
+		return sharevat.Op{OpID: id, Kind: sharevat.KindPart, Key: "p1", Body: []byte(`{"text":"hello"}`)}
+	}
+	inKey := clean("k")
+	inKey.Key = "part/" + fakeToken
+	for _, pol := range []sharevat.Privacy{sharevat.PrivacyRedact, sharevat.PrivacyReject} {
+		for _, c := range []struct {
+			name, batchID, what string
+			op                  sharevat.Op
+		}{
+			{"op id", "b", "op id", clean("op-" + fakeToken)},
+			{"key", "b", "key", inKey},
+			{"batch id", "batch-" + fakeToken, "batch id", clean("c")},
+		} {
+			tx := newTx()
+			b := &sharevat.Batch{BatchID: c.batchID, Epoch: 1, Ops: []sharevat.Op{c.op}}
+			ack, err := apply.Prepare(b, sharevat.DefaultLimits(), pol).Apply(tx, time.Unix(0, 0))
+			require.NoError(t, err)
+			r := ack.Results[0]
+			assert.Equal(t, sharevat.ReasonSecret, r.Reason, "%s under %s", c.name, pol)
+			assert.Equal(t, c.what+" holds a secret-shaped string (github-pat); the share's privacy policy rejects such ops; ids are never redacted", r.Message)
+			assert.Empty(t, tx.log, "%s under %s: nothing stored", c.name, pol)
+		}
+	}
+	tx := newTx()
+	ack := appendOps(t, tx, sharevat.PrivacyOff, clean("op-"+fakeToken))
+	assert.Equal(t, sharevat.StatusApplied, ack.Results[0].Status, "under off")
+}

@@ -37,9 +37,10 @@ const MaxProblems = 1000
 // Check verifies the data file at path offline, read-only, and returns
 // what it found wrong (none: the file is sound):
 //   - the file itself: not empty, its meta pages, every page it counts
-//     present, every bucket, key and value readable (what Open checks),
-//     then bbolt's own consistency check (tx.Check: every page reachable
-//     or free, once);
+//     present, every bucket, key and value readable (Open reads only
+//     the meta pages, the freelist and the top-level roots:
+//     boltutil.QuickCheck), then bbolt's own consistency check
+//     (tx.Check: every page reachable or free, once);
 //   - every share: its record decodes; a live share has its log, op-id
 //     index and state; every log record decodes and matches its digest
 //     and the op-id index (as Read checks it); the log holds every cursor

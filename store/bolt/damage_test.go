@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/store/bolt"
@@ -271,20 +272,27 @@ func TestOpenTruncatedFile(t *testing.T) {
 // header: id, flags, count, overflow) with zeros or 0xff. Every damaged
 // file is either refused at Open with one line, or opens and then every
 // call answers or fails with ECorrupt: never a panic, never another
-// error.
+// error. Open reads only the meta pages, the freelist and the top-level
+// buckets' roots (boltutil.QuickCheck), so damage deeper in is found by
+// the call that reads it or by Check: damage to any page in use (bar one
+// meta page, which bbolt survives by using the other) is found by one
+// of them.
 func TestOpenDamagedPages(t *testing.T) {
 	src := bigFile(t, 40)
 	fi, err := os.Stat(src)
 	require.NoError(t, err)
 	pages := int(fi.Size()) / os.Getpagesize()
-	refused, opened := 0, 0
+	inUse := pagesInUse(t, src)
+	refused, opened, missed := 0, 0, 0
 	for p := 0; p < pages; p++ {
 		for _, fill := range []byte{0x00, 0xff} {
+			what := fmt.Sprintf("page %d filled with %#x", p, fill)
 			path := copyFile(t, src)
 			damagePage(t, path, p, 16, fill)
+			found := len(mustCheck(t, path)) > 0
 			db, err := bolt.Open(path, bolt.Options{})
 			if err != nil {
-				requireRefused(t, path, fmt.Sprintf("page %d filled with %#x", p, fill))
+				requireRefused(t, path, what)
 				refused++
 				continue
 			}
@@ -292,12 +300,40 @@ func TestOpenDamagedPages(t *testing.T) {
 			err = useAll(db)
 			require.NoError(t, db.Close())
 			if err != nil {
-				assert.Equal(t, sharevat.ECorrupt, sharevat.ErrorCode(err), "page %d filled with %#x: %v", p, fill, err)
+				assert.Equal(t, sharevat.ECorrupt, sharevat.ErrorCode(err), "%s: %v", what, err)
+			}
+			if p >= 2 && inUse[p] && err == nil && !found {
+				missed++
+				t.Errorf("%s: a page in use was damaged, and neither Open, the calls nor Check found it", what)
 			}
 		}
 	}
-	t.Logf("%d pages: %d damaged files refused at open, %d opened", pages, refused, opened)
+	t.Logf("%d pages: %d damaged files refused at open, %d opened, %d missed", pages, refused, opened, missed)
 	assert.Positive(t, refused)
+}
+
+// pagesInUse returns, by page id, whether bbolt counts the page of the
+// closed file at path as in use (not free).
+func pagesInUse(t *testing.T, path string) map[int]bool {
+	t.Helper()
+	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, PreLoadFreelist: true})
+	require.NoError(t, err)
+	defer bdb.Close()
+	used := map[int]bool{}
+	require.NoError(t, bdb.View(func(tx *bbolt.Tx) error {
+		for id := 0; ; id++ {
+			info, err := tx.Page(id)
+			if err != nil || info == nil {
+				return err
+			}
+			used[id] = info.Type != "free"
+			for o := 1; o <= info.OverflowCount; o++ {
+				used[id+o] = used[id]
+			}
+			id += info.OverflowCount
+		}
+	}))
+	return used
 }
 
 // TestDamageFoundLater: pages damaged while the file is open (as a disk

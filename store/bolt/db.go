@@ -114,7 +114,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.MaxPendingBytes <= 0 {
 		opts.MaxPendingBytes = DefaultMaxPendingBytes
 	}
-	bdb, err := boltutil.Open(path, "data", boltOptions(opts))
+	bdb, err := boltutil.OpenQuick(path, "data", boltOptions(opts))
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, sharevat.Errorf(sharevat.EUnavailable, "data file %s is in use by another sharevat process", path)
 	}
@@ -143,15 +143,17 @@ func Open(path string, opts Options) (*DB, error) {
 }
 
 // boltOptions are the bbolt settings for opts. The freelist is a hash map
-// and is not written on every commit: an append then dirties only its own
-// pages, and a reopen after a crash rebuilds the freelist by scanning
-// (what etcd does too).
+// and is written on every commit (8 bytes a free page), so that an open
+// reads it instead of rebuilding it by walking every page of the file:
+// a restart costs what the write-ahead log and the free pages cost, not
+// what the file holds (boltutil.OpenQuick; docs/operations.md). The
+// write-ahead log batches many appends into each bbolt commit, which
+// keeps that write small beside the group's.
 func boltOptions(opts Options) bbolt.Options {
 	return bbolt.Options{
-		Timeout:        opts.LockTimeout,
-		NoSync:         opts.NoSync,
-		NoFreelistSync: true,
-		FreelistType:   bbolt.FreelistMapType,
+		Timeout:      opts.LockTimeout,
+		NoSync:       opts.NoSync,
+		FreelistType: bbolt.FreelistMapType,
 	}
 }
 

@@ -89,11 +89,17 @@
 // (boltutil.DamagedError), never a panic. A new file appears at its path
 // only once bbolt has written its first pages, so an empty file is never
 // one this package left. Before opening for writing, Open checks the file
-// read-only (boltutil.Check): bbolt's meta page checks, the file holding
-// every page the meta page counts, and a walk of every bucket, key and
-// value under recover and debug.SetPanicOnFault. That walk reads what
-// bbolt's own freelist rebuild at open (NoFreelistSync) reads anyway, on
-// a goroutine of bbolt's where its panics could not be recovered.
+// read-only in time proportional to its free pages, not its size
+// (boltutil.QuickCheck): bbolt's meta page checks, the file holding
+// every page the meta page counts, the persisted freelist (every id in
+// range, sorted, once, none of the meta, freelist or root pages) and the
+// root and each top-level bucket's root, first and last leaf, under
+// recover and debug.SetPanicOnFault. bbolt persists the freelist
+// (boltOptions), so it does not rebuild it at open by walking every
+// page; a file without one (written by an older build) is walked whole
+// first, as that rebuild runs on a goroutine of bbolt's where its panics
+// could not be recovered, and gets one. Check walks the whole file on
+// demand.
 // A page damaged later is met inside some transaction: every transaction
 // runs under boltutil.Guard, so that call answers ECorrupt (rolled back)
 // and the process lives on.
@@ -202,6 +208,10 @@
 //	                result}. seq comes from the bucket's NextSequence.
 //	audit_share     uvarint len(share id) ‖ share id ‖ 8-byte seq → empty.
 //	                Index for AuditLog(share); only records with a share.
+//	door_sessions   creator ‖ 0x00 ‖ session → JSON DoorSession (its
+//	                strings as bytes; store/internal/core). The session
+//	                index (doorsession.go); made by the first claim.
+//	door_session_shares share id → the door_sessions key naming it.
 //	logs            share id → nested bucket, created with the share and
 //	                dropped by Delete, holding:
 //

@@ -98,6 +98,11 @@
 //	vault   name → value: what every vat must agree on, written once
 //	        (Claim): the pepper's fingerprint.
 //
+// and schema 6
+//
+//	door_sessions  (creator, session) → share_id (unique), entry: the
+//	               session index every vat shares (doorsession.go).
+//
 // Every string is bytea (a Go string may hold any bytes, which text
 // refuses), every time bigint Unix nanoseconds (0 for the zero time),
 // every uint64 its int64 bits. Delete removes a share's log, ops, state

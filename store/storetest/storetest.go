@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) sharevat.Store) {
 		{"Settings", settingsTests},
 		{"Compact", compactTests},
 		{"ConcurrentLifecycle", concurrentLifecycleTests},
+		{"DoorSession", doorSessionTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -48,10 +49,23 @@ func (e *DamagedError) Unwrap() []error {
 // so a file at path is never legitimately empty. A lock wait that times
 // out returns bbolt's berrors.ErrTimeout, for the caller to word.
 func Open(path, kind string, opts bbolt.Options) (*bbolt.DB, error) {
+	return open(path, kind, opts, Check)
+}
+
+// OpenQuick is Open with QuickCheck instead of Check: its cost grows
+// with the file's free pages, not its size, once bbolt persists the
+// freelist (opts.NoFreelistSync false; a file written without it gets
+// the full walk once, and its freelist persisted by this open). What it
+// leaves unread is checked as it is read, and in full by Check on demand.
+func OpenQuick(path, kind string, opts bbolt.Options) (*bbolt.DB, error) {
+	return open(path, kind, opts, QuickCheck)
+}
+
+func open(path, kind string, opts bbolt.Options, check func(string, string, time.Duration) error) (*bbolt.DB, error) {
 	if err := ensureFile(path, kind, opts); err != nil {
 		return nil, err
 	}
-	if err := Check(path, kind, opts.Timeout); err != nil {
+	if err := check(path, kind, opts.Timeout); err != nil {
 		return nil, err
 	}
 	var bdb *bbolt.DB

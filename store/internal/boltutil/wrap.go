@@ -1,7 +1,8 @@
 // Package boltutil holds what the bbolt-backed stores (store/bolt, the
 // vat's data file, and store/outbox, the client's outbox file) do alike:
 // opening a file safely (refusing an empty or damaged one with one clear
-// error instead of bbolt's panics), running transactions that turn a
+// error instead of bbolt's panics; Open walks the whole file first,
+// OpenQuick only its meta pages, freelist and top-level roots), running transactions that turn a
 // panic on a damaged page into an error, translating bbolt and OS errors
 // (a full disk becomes EUnavailable), and checking a file's format
 // version.

@@ -134,3 +134,12 @@ func ListLimit(f *sharevat.ListFilter) (int, error) {
 	}
 	return min(f.Limit, sharevat.MaxListLimit), nil
 }
+
+// CheckDoorSession checks that a session index entry names its creator,
+// session and share. Errors: EInvalid.
+func CheckDoorSession(s sharevat.DoorSession) error {
+	if s.Creator == "" || s.Session == "" || s.Share == "" {
+		return sharevat.Errorf(sharevat.EInvalid, "a door session needs a creator, a session and a share")
+	}
+	return nil
+}
