@@ -33,9 +33,6 @@ type Options struct {
 	WriteTimeout time.Duration
 	// Logger gets the transport's log; nil discards it.
 	Logger *slog.Logger
-	// Engine is the Cap'n Proto RPC engine of the connection; "" is the
-	// SHAREVAT_RPC_ENGINE environment variable, else go-capnp's.
-	Engine rpc.Engine
 }
 
 // dialOptions converts o for the transport; nil stays nil.
@@ -44,7 +41,7 @@ func (o *Options) dialOptions() *rpc.DialOptions {
 		return nil
 	}
 	return &rpc.DialOptions{Header: o.Header, ReadLimit: o.ReadLimit, PingInterval: o.PingInterval,
-		PongTimeout: o.PongTimeout, WriteTimeout: o.WriteTimeout, Logger: o.Logger, Engine: o.Engine}
+		PongTimeout: o.PongTimeout, WriteTimeout: o.WriteTimeout, Logger: o.Logger}
 }
 
 // Conn is one connection to a vat. Its capabilities die with it.

@@ -18,7 +18,6 @@ const (
 	LimitCapsPerMessage = "caps_per_message" // capability descriptors in one message
 	LimitAssembleTime   = "assemble_timeout" // one message's frames took too long
 	LimitMessageSize    = "message_size"     // one message over the read limit
-	LimitPipeline       = "pipeline_target"  // a call pipelined on a field holding no capability
 	LimitConns          = "conns"            // server-wide connections
 	LimitConnsPerIP     = "conns_per_ip"     // connections from one remote address
 )
@@ -26,11 +25,6 @@ const (
 // evictWait bounds how long a charge waits for the connection the pool
 // evicted to give its bytes back.
 const evictWait = 2 * time.Second
-
-// finishWait bounds how long the application's charge (Peer.Meter) waits
-// for the peer to finish answers it has been sent (go-capnp's client
-// sends each Finish ~250 ms after the Return arrives).
-const finishWait = 5 * time.Second
 
 // MemoryPool is a server-wide memory budget in bytes, shared by every
 // connection of one or more Handlers, and by the sessions of other doors
@@ -172,13 +166,9 @@ type connBudget struct {
 	pool    *MemoryPool
 	onEvict func() // closes the connection when the pool evicts it
 
-	mu        sync.Mutex
-	used      int64 // counted against limit
-	pooled    int64 // of which taken from the pool
-	finishing int64 // of used: answers returned, kept until the peer's Finish
-	// room is closed (and cleared) when bytes come back or the budget
-	// closes; nil until a charge waits for it (chargeAwaiting).
-	room    chan struct{}
+	mu      sync.Mutex
+	used    int64 // counted against limit
+	pooled  int64 // of which taken from the pool
 	closed  bool
 	evicted bool
 }
@@ -210,67 +200,24 @@ var (
 		"sharevat: server memory budget exhausted and this connection holds the most; try again later"}
 )
 
-func (b *connBudget) charge(n int64) *budgetError { return b.chargeAs(n, false) }
-
-// chargeFinishing charges n bytes of an answer that has been returned
-// and is kept until the peer's Finish: chargeAwaiting may wait for them.
-func (b *connBudget) chargeFinishing(n int64) *budgetError { return b.chargeAs(n, true) }
-
-func (b *connBudget) chargeAs(n int64, finishing bool) *budgetError {
+// charge counts n bytes against the connection's limit and the pool.
+func (b *connBudget) charge(n int64) *budgetError {
 	if n <= 0 {
 		return nil
 	}
-	if err := b.reserve(n, finishing); err != nil {
+	if err := b.reserve(n); err != nil {
 		return err
 	}
-	return b.takePooled(n, finishing)
-}
-
-// chargeAwaiting is charge for an answer the application is about to
-// build (Peer.Meter), which once built the transport holds twice until
-// the peer is done with it: as the message go-capnp keeps until the
-// peer's Finish, and as its frame until written. While answers the peer
-// has been sent and not yet finished hold the room for that (want
-// bytes), it waits for their Finish, at most wait, instead of charging n
-// into a budget the answer would then overflow: go-capnp's client sends
-// its Finish ~250 ms after the Return arrives, so a client reading big
-// answers one after another would otherwise be closed for answers it is
-// done with. Without such answers to wait for, or once wait has passed
-// (a peer that never finishes), it is a plain charge. It must not be
-// called from the codec's reader, which the Finish comes through.
-func (b *connBudget) chargeAwaiting(n, want int64, wait time.Duration) *budgetError {
-	if n <= 0 {
-		return nil
-	}
-	var expired <-chan time.Time
-	for {
-		room, err := b.reserveOrAwait(n, max(n, want))
-		switch {
-		case err != nil:
-			return err
-		case room == nil:
-			return b.takePooled(n, false)
-		}
-		if expired == nil {
-			t := time.NewTimer(wait)
-			defer t.Stop()
-			expired = t.C
-		}
-		select {
-		case <-room:
-		case <-expired:
-			return b.charge(n) // the last try, refused with the limit's own error
-		}
-	}
+	return b.takePooled(n)
 }
 
 // takePooled takes n bytes, already reserved, from the pool.
-func (b *connBudget) takePooled(n int64, finishing bool) *budgetError {
+func (b *connBudget) takePooled(n int64) *budgetError {
 	if b.pool == nil {
 		return nil
 	}
 	if !b.pool.take(n) && !b.pool.makeRoom(b, n) {
-		b.unreserve(n, finishing)
+		b.unreserve(n)
 		return errServerMemory
 	}
 	b.mu.Lock()
@@ -286,9 +233,8 @@ func (b *connBudget) takePooled(n int64, finishing bool) *budgetError {
 	return nil
 }
 
-// reserve counts n against the connection's own limit (and as held
-// until the peer's Finish, if finishing).
-func (b *connBudget) reserve(n int64, finishing bool) *budgetError {
+// reserve counts n against the connection's own limit.
+func (b *connBudget) reserve(n int64) *budgetError {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -298,31 +244,7 @@ func (b *connBudget) reserve(n int64, finishing bool) *budgetError {
 		return b.exceeded()
 	}
 	b.used += n
-	if finishing {
-		b.finishing += n
-	}
 	return nil
-}
-
-// reserveOrAwait reserves n bytes, unless fewer than want are free and
-// releasing the answers awaiting the peer's Finish would free them: then
-// it reserves nothing and returns a channel closed when bytes come back.
-func (b *connBudget) reserveOrAwait(n, want int64) (<-chan struct{}, *budgetError) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch {
-	case b.closed:
-		return nil, errBudgetClosed
-	case b.limit > 0 && b.used+want > b.limit && b.finishing > 0 && b.used-b.finishing+want <= b.limit:
-		if b.room == nil {
-			b.room = make(chan struct{})
-		}
-		return b.room, nil
-	case b.limit > 0 && b.used+n > b.limit:
-		return nil, b.exceeded()
-	}
-	b.used += n
-	return nil, nil
 }
 
 // exceeded is the error of a charge over the connection's limit.
@@ -331,33 +253,16 @@ func (b *connBudget) exceeded() *budgetError {
 		fmt.Sprintf("sharevat: connection memory budget of %d bytes exceeded", b.limit)}
 }
 
-// freed wakes the charges waiting for room; b.mu is held.
-func (b *connBudget) freed() {
-	if b.room != nil {
-		close(b.room)
-		b.room = nil
-	}
-}
-
-func (b *connBudget) unreserve(n int64, finishing bool) {
+func (b *connBudget) unreserve(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed {
-		return
+	if !b.closed {
+		b.used -= n
 	}
-	b.used -= n
-	if finishing {
-		b.finishing -= n
-	}
-	b.freed()
 }
 
-func (b *connBudget) release(n int64) { b.releaseFrom(n, false) }
-
-// releaseFinished returns n bytes charged with chargeFinishing.
-func (b *connBudget) releaseFinished(n int64) { b.releaseFrom(n, true) }
-
-func (b *connBudget) releaseFrom(n int64, finishing bool) {
+// release returns n charged bytes.
+func (b *connBudget) release(n int64) {
 	if n <= 0 {
 		return
 	}
@@ -367,13 +272,9 @@ func (b *connBudget) releaseFrom(n int64, finishing bool) {
 		return
 	}
 	b.used -= n
-	if finishing {
-		b.finishing -= n
-	}
 	if b.pool != nil {
 		b.pooled -= n
 	}
-	b.freed()
 	b.mu.Unlock()
 	if b.pool != nil {
 		b.pool.give(n)
@@ -384,8 +285,7 @@ func (b *connBudget) releaseFrom(n int64, finishing bool) {
 func (b *connBudget) close() {
 	b.mu.Lock()
 	pooled := b.pooled
-	b.used, b.pooled, b.finishing, b.closed = 0, 0, 0, true
-	b.freed()
+	b.used, b.pooled, b.closed = 0, 0, true
 	b.mu.Unlock()
 	if b.pool != nil {
 		b.pool.leave(b)

@@ -9,9 +9,10 @@ import (
 	"time"
 
 	capnp "capnproto.org/go/capnp/v3"
-	"capnproto.org/go/capnp/v3/rpc/transport"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 	"github.com/gorilla/websocket"
+
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // maxSegments is the largest segment count accepted in one message: the
@@ -32,15 +33,16 @@ var (
 	errFrameLength = errors.New("sharevat: frame length does not match the segment table")
 )
 
-var _ transport.Codec = (*Codec)(nil)
+var _ engine.Codec = (*Codec)(nil)
 
 // Codec carries Cap'n Proto messages over a WebSocket connection, one
 // message per binary WebSocket message, and keeps the connection alive with
-// pings. It implements go-capnp's transport.Codec; wrap it with
-// transport.New to get a Transport for rpc.NewConn.
+// pings. It is the engine's Codec (the method set of go-capnp's
+// transport.Codec), which engine.NewConn runs RPC on.
 //
-// Encode, Decode and Close may be called from different goroutines; Decode
-// must not be called concurrently with itself (go-capnp never does).
+// Encode, Decode and Close may be called from different goroutines, Encode
+// from several at once; Decode must not be called concurrently with itself
+// (the engine's one reader calls it).
 type Codec struct {
 	ws     *websocket.Conn
 	opts   CodecOptions
@@ -116,7 +118,7 @@ func (c *Codec) Encode(m *capnp.Message) (err error) {
 
 // Decode reads the next WebSocket message and parses it as exactly one
 // Cap'n Proto message. On a protocol violation or a limit it sends the
-// matching close frame and returns an error; go-capnp then shuts the
+// matching close frame and returns an error; the engine then shuts the
 // connection down.
 func (c *Codec) Decode() (m *capnp.Message, err error) {
 	defer c.recoverPanic("decode", &err)
@@ -126,7 +128,7 @@ func (c *Codec) Decode() (m *capnp.Message, err error) {
 		return nil, ErrClosed
 	}
 	typ, data, err := c.readMessage()
-	defer c.budget.release(int64(len(data))) // the tracker counts what go-capnp keeps
+	defer c.budget.release(int64(len(data))) // the tracker counts what the engine keeps
 	switch {
 	case err != nil:
 		return nil, c.readFailed(err)
@@ -299,7 +301,7 @@ func (c *Codec) CloseWith(code int, reason string) error {
 
 func (c *Codec) shutdown() {
 	if !c.isCloseSent() {
-		c.flush(closeGrace) // an Abort go-capnp queued goes out before our close frame
+		c.flush(closeGrace) // an Abort the engine queued goes out before our close frame
 	}
 	c.beginClosing()
 	if c.pinger != nil {

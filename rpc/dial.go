@@ -15,6 +15,8 @@ import (
 
 	capnp "capnproto.org/go/capnp/v3"
 	"github.com/gorilla/websocket"
+
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // DialOptions configures Dial. A nil *DialOptions means all defaults.
@@ -28,8 +30,6 @@ type DialOptions struct {
 	// Bootstrap is what we offer the server, usually the zero Client.
 	// Dial takes its own reference; the caller keeps (and releases) its own.
 	Bootstrap capnp.Client
-	// Engine picks the RPC engine; unset: SHAREVAT_RPC_ENGINE, else go-capnp.
-	Engine Engine
 }
 
 // clientWriteBuffer is the client's WebSocket write buffer. gorilla splits a
@@ -40,7 +40,7 @@ const clientWriteBuffer = 64 << 10
 
 // Conn is a client connection to a sharevat server.
 type Conn struct {
-	rpc        engineConn
+	rpc        *engine.Conn
 	codec      *Codec
 	closedByUs atomic.Bool // Close was called while the connection was up
 }
@@ -161,7 +161,7 @@ func newConn(ws *websocket.Conn, opts *DialOptions) *Conn {
 		MaxInflightCalls: -1,
 	})
 	c := &Conn{codec: codec}
-	c.rpc = startEngine(opts.Engine.resolve(), codec, opts.Bootstrap.AddRef(), log, newRPCLogger(log, codec, c.closedByUs.Load))
+	c.rpc = startEngine(codec, opts.Bootstrap.AddRef(), log)
 	return c
 }
 
@@ -208,9 +208,9 @@ func (c *Conn) Bootstrap(ctx context.Context) capnp.Client {
 }
 
 // BootstrapResolved asks for the server's bootstrap capability and waits
-// until the answer has arrived, so the first call goes straight to the
-// server's capability rather than through a promise (go-capnp v3.1.0-alpha.2
-// sometimes fails the first call on a promise with "call on null client").
+// until the answer has arrived, so that a server that answers with an
+// exception or a null capability is reported here, as a dial-time error,
+// rather than by the first call.
 func (c *Conn) BootstrapResolved(ctx context.Context) (capnp.Client, error) {
 	boot := c.rpc.Bootstrap(ctx)
 	if err := boot.Resolve(ctx); err != nil {
@@ -245,7 +245,7 @@ func (c *Conn) orEnd(err error) error {
 	return err
 }
 
-// Close sends go-capnp's Abort and a normal close frame, waits briefly for
+// Close sends the engine's Abort and a normal close frame, waits briefly for
 // the server's close frame, and releases everything the connection held.
 func (c *Conn) Close() error {
 	select {

@@ -1,6 +1,7 @@
-// Package rpc carries Cap'n Proto RPC (go-capnp's rpc.Conn) over
-// WebSocket: the server side is an http.Handler (Handler), the client side
-// is Dial, and Codec is the go-capnp transport.Codec both use.
+// Package rpc carries Cap'n Proto RPC (package rpc/engine, our own
+// level-1 engine, on both sides) over WebSocket: the server side is an
+// http.Handler (Handler), the client side is Dial, and Codec is the
+// engine.Codec both use.
 //
 // # Wire framing
 //
@@ -38,7 +39,6 @@
 //	1008  "sharevat: connection memory budget of 67108864 bytes exceeded"
 //	1008  "sharevat: 580000 capabilities in one message (limit 64)"
 //	1008  "sharevat: message not complete within 30s of its first frame"
-//	1008  "sharevat: call pipelined on question 1 at a field that holds no capability"
 //	1013  "sharevat: server memory budget exhausted; try again later"
 //	1009  "sharevat: frame larger than 16777216 bytes"   (the configured ReadLimit)
 //	1011  "sharevat: internal error"           a recovered panic in this package
@@ -72,46 +72,34 @@
 // memory without bound. Per connection (budget.go, questions.go):
 //
 //   - Calls in flight: a Call or Bootstrap counts from the moment it is
-//     read until our Return for it is written. go-capnp has no quota of
-//     its own and the transport cannot fail a single call, so the call
-//     one over MaxInflightCalls (default 1024) closes the connection with
-//     1008.
+//     read until our Return for it is written. The transport cannot fail
+//     a single call, so the call one over MaxInflightCalls (default 1024)
+//     closes the connection with 1008.
 //   - A memory budget in bytes (ConnMemory, default 64 MiB) covers what
 //     the vat holds for the peer: the message being read (charged from
 //     its segment table before the rest is read), each call's message
 //     plus 3 KiB while it runs, each Return plus 3 KiB until the peer's
-//     Finish (go-capnp keeps answers until then), frames queued for
-//     sending, and our own calls to the peer (subscription pushes) until
-//     its Return; the application adds what it builds for the peer
-//     through Peer.Meter. Exceeding it closes the connection with 1008.
-//     An answer being built (Peer.Meter) that would find the room it needs
-//     once returned (twice its size: the Return go-capnp keeps and its
-//     frame) taken by answers awaiting the peer's Finish waits for those
-//     Finishes, up to 5 s, instead: go-capnp's client sends each ~250 ms
-//     after the Return, and a client reading big answers one after another
-//     must not be closed for answers it is done with. A
-//     server-wide MemoryPool, which every connection also draws from,
-//     closes the connection holding the most (1013) when a charge would
-//     exhaust it, and the charge waits for its bytes; a connection that
-//     itself holds the most is the one refused.
+//     Finish (the engine keeps answers until then for pipelining; a
+//     Return that says noFinishNeeded, one whose results hold no
+//     capability, is kept by no one once written), frames
+//     queued for sending, and our own calls to the peer (subscription
+//     pushes) until its Return; the application adds what it builds for
+//     the peer through Peer.Meter. Exceeding it closes the connection
+//     with 1008. A server-wide MemoryPool, which every connection also
+//     draws from, closes the connection holding the most (1013) when a
+//     charge would exhaust it, and the charge waits for its bytes; a
+//     connection that itself holds the most is the one refused.
 //   - Encode never blocks on a slow peer: it writes a frame itself only
 //     when nothing is queued and the socket's send buffer has room for it
 //     (no hand-off to a writer goroutine in the common case); otherwise
 //     the frame waits in a queue of ours (sendq.go), counted in the
-//     budget, so a peer that stops reading is closed instead of filling
-//     go-capnp's unbounded send queue.
+//     budget, so a peer that stops reading is closed instead of holding
+//     up every goroutine that writes to it.
 //   - At most MaxCapsPerMessage (default 64) capability descriptors per
 //     incoming message; one message must arrive within AssembleTimeout
 //     (default 30s) of its first frame, pings between frames or not.
-//   - A call pipelined on one of the peer's questions must name, through
-//     its transform, a capability field of that question's results
-//     (HandlerOptions.PipelineTargets, fed from the schema), or, for a
-//     Bootstrap question, the bootstrap capability itself. go-capnp
-//     v3.1.0-alpha.2 crashes the process when it delivers a call to a
-//     field that holds no capability, so such a call closes the
-//     connection with 1008 before go-capnp sees it.
 //
-// Over a limit the connection stops reading at once (so go-capnp shuts it
+// Over a limit the connection stops reading at once (so the engine shuts it
 // down and cancels the peer's calls in flight), sends its close frame if
 // the write side is free within a second, and closes. Per server: MaxConns
 // and MaxConnsPerIP refuse the upgrade with 503 (LoopbackExempt lets
@@ -120,23 +108,24 @@
 // (the Limit* constants). Capabilities and subscriptions held per
 // connection are capped by package vat.
 //
-// # Engines
+// # Engine
 //
-// A connection runs go-capnp v3's rpc.Conn (EngineGoCapnp, the default)
-// or our own engine, package rpc/engine (EngineSharevat), chosen by
-// HandlerOptions.Engine and DialOptions.Engine, or when those are unset
-// by the environment variable SHAREVAT_RPC_ENGINE ("sharevat" or
-// "go-capnp"). Both use the same Codec, so framing, budgets and limits
-// are the same. Our engine sends each Finish as soon as the Return
-// arrives (go-capnp ~250 ms later) and runs no goroutine per call; the
-// guards below that exist for go-capnp's bugs (PipelineTargets, the
-// Meter's wait for Finishes) stay, and cost nothing with it.
+// Every connection runs package rpc/engine; go-capnp v3 provides the
+// message encoding, the generated code and the capability API, and its
+// own rpc package is not linked in (it serves only as the reference of
+// rpc/engine's conformance tests). The engine itself handles what crashed
+// or hung go-capnp's: a call pipelined on a field that holds
+// no capability, or on a question never asked, fails safely (an Abort or
+// an exception Return), so the transport does not vet call targets; and
+// it sends each Finish as soon as the Return arrives, so an answer's
+// room comes back without a wait.
 //
 // # Concurrency
 //
-// Per connection there are go-capnp's goroutines (a receive loop, a reader
-// blocked in Codec.Decode, a sender calling Codec.Encode, and one per
-// call in flight) plus one of ours: the pinger, which Codec.Close stops and
+// Per connection there is the engine's reader (blocked in Codec.Decode,
+// dispatching each message), callers and methods writing through
+// Codec.Encode on their own goroutines, a writer goroutine only while
+// frames are queued (sendq.go), and the pinger, which Codec.Close stops and
 // waits for. On the server, the goroutine that net/http runs ServeHTTP on
 // waits for the connection to end; Handler.Close signals each connection
 // and waits for its ServeHTTP to return.
@@ -148,7 +137,7 @@
 // across blocking I/O; a fourth mutex guards the set of calls in flight,
 // held only to update it. Handler.mu guards the connection set only. No lock
 // of this package is held while calling application code (Bootstrap,
-// capabilities) or go-capnp. A panic in this package's per-connection code
+// capabilities) or the engine. A panic in this package's per-connection code
 // or in Bootstrap is recovered, logged, and closes that connection only.
 //
 // Logs never contain frame contents.

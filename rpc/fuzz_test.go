@@ -10,17 +10,16 @@ import (
 
 // FuzzDecode feeds arbitrary bytes, as the payload of one WebSocket
 // message, through everything the transport does with a peer's message
-// before go-capnp sees it: the segment table read and its size check, the
-// framing check and parse, the question tracking with its budget, cap
-// table and pipeline checks, and the tracking of an outgoing message. It
+// before the engine sees it: the segment table read and its size check, the
+// framing check and parse, the question tracking with its budget and cap
+// table check, and the tracking of an outgoing message. It
 // must never panic, and a message it accepts must hold a readable root.
 func FuzzDecode(f *testing.F) {
 	for _, seed := range fuzzSeeds(f) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		opts := CodecOptions{ReadLimit: 1 << 20, ConnMemory: 1 << 20, MaxCapsPerMessage: 4,
-			PipelineTargets: func(uint64, uint16, []uint16) (bool, bool) { return true, false }}.withDefaults()
+		opts := CodecOptions{ReadLimit: 1 << 20, ConnMemory: 1 << 20, MaxCapsPerMessage: 4}.withDefaults()
 		c := &Codec{opts: opts, budget: newConnBudget(opts.ConnMemory, nil, nil)}
 		c.track = newTracker(&c.opts, c.budget)
 		got, err := c.readFramed(bytes.NewReader(data))

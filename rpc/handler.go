@@ -50,20 +50,15 @@ type HandlerOptions struct {
 	// the cap closes that connection with 1008 (policy violation).
 	MaxInflightCalls int
 
-	// ConnMemory, Pool, MaxCapsPerMessage, AssembleTimeout,
-	// PipelineTargets and OnLimit are passed to each connection's Codec
+	// ConnMemory, Pool, MaxCapsPerMessage, AssembleTimeout and OnLimit
+	// are passed to each connection's Codec
 	// (see CodecOptions). OnLimit is also called with LimitConns and
 	// LimitConnsPerIP when a connection is refused.
 	ConnMemory        int64
 	Pool              *MemoryPool
 	MaxCapsPerMessage int
 	AssembleTimeout   time.Duration
-	PipelineTargets   func(iface uint64, method uint16, transform []uint16) (known, ok bool)
 	OnLimit           func(limit string)
-
-	// Engine picks the RPC engine of every connection; unset:
-	// SHAREVAT_RPC_ENGINE, else EngineGoCapnp.
-	Engine Engine
 }
 
 // Peer describes the remote end of a new connection.
@@ -78,20 +73,16 @@ type Peer struct {
 
 // Meter counts bytes against one connection's memory budget: an answer
 // being built. Charge fails, and closes the connection, when the bytes do
-// not fit. While answers the peer has been sent and not yet finished
-// (go-capnp's client sends each Finish ~250 ms after the Return) take the
-// room the answer will need once returned (twice n: the Return kept until
-// the Finish and its frame), Charge first waits up to 5 s for their
-// Finish, so call it from a call's goroutine only. Every successful
-// Charge must be matched by a Release of the same bytes.
+// not fit. Every successful Charge must be matched by a Release of the
+// same bytes.
 type Meter interface {
 	Charge(n int64) error
 	Release(n int64)
 }
 
 // Handler serves Cap'n Proto RPC over WebSocket. Mount it on a net/http
-// server (e.g. at /rpc). Each accepted connection gets its own go-capnp
-// rpc.Conn; Close shuts them all down, which http.Server.Shutdown does not
+// server (e.g. at /rpc). Each accepted connection gets its own
+// engine.Conn (package rpc/engine); Close shuts them all down, which http.Server.Shutdown does not
 // do for hijacked connections.
 type Handler struct {
 	opts     HandlerOptions
@@ -117,7 +108,6 @@ func NewHandler(opts HandlerOptions) *Handler {
 	if h.opts.OnLimit == nil {
 		h.opts.OnLimit = func(string) {}
 	}
-	h.opts.Engine = h.opts.Engine.resolve() // once, not per connection
 	h.upgrader = websocket.Upgrader{
 		CheckOrigin:     func(*http.Request) bool { return true }, // checked in ServeHTTP
 		Error:           upgradeError,

@@ -67,14 +67,6 @@ type CodecOptions struct {
 	// from its first frame to its last, pings between fragments
 	// notwithstanding; default 30s. Exceeding it closes with 1008.
 	AssembleTimeout time.Duration
-	// PipelineTargets, if set, vets every call pipelined on the answer to
-	// one of the peer's calls: known reports whether the method
-	// (interface id, method ordinal) is in the schema, ok whether the
-	// transform (pointer-field offsets) leads from its results to a
-	// capability field. A known method with !ok closes the connection
-	// with 1008. Needed because go-capnp v3.1.0-alpha.2 crashes the
-	// process when such a call is delivered.
-	PipelineTargets func(iface uint64, method uint16, transform []uint16) (known, ok bool)
 	// OnLimit, if set, is called with the limit's name each time a limit
 	// closes a connection (see the Limit* constants). It must not block.
 	OnLimit func(limit string)

@@ -9,9 +9,9 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// answerOverhead is what go-capnp keeps for one answer besides the
-// messages themselves: its answer entry, result table, and the call's
-// goroutine while it runs (measured at ~2.7 KiB per retained answer).
+// answerOverhead is what the engine keeps for one answer besides the
+// messages themselves (its answer entry and result table, and the call's
+// state while it runs); a bound, not a measurement of rpc/engine.
 const answerOverhead = 3 << 10
 
 // tracker follows the questions on one connection, in both directions,
@@ -20,20 +20,19 @@ const answerOverhead = 3 << 10
 //   - the peer's questions (Bootstrap and Call): a call counts against
 //     MaxInflightCalls from the moment it is read until our Return is
 //     written; its message and answerOverhead count against the budget
-//     until then, and the Return (which go-capnp keeps for pipelining)
+//     until then, and the Return (which the engine keeps for pipelining)
 //     plus answerOverhead from then until the peer's Finish;
 //   - our own calls to the peer (subscription pushes): their message
 //     counts until the peer's Return.
 //
-// It also vets each incoming Call before go-capnp sees it: at most
-// MaxCapsPerMessage capability descriptors, and a call pipelined on one
-// of the peer's questions must target a capability field of its results
-// (PipelineTargets). Everything here is the transport's view; it cannot
-// answer a call with an exception, so a violation ends the connection.
+// It also vets each incoming message before the engine sees it: at most
+// MaxCapsPerMessage capability descriptors. Everything here is the
+// transport's view; it cannot answer a call with an exception, so a
+// violation ends the connection. (A call pipelined on a field that holds
+// no capability needs no check here: the engine fails that call alone.)
 type tracker struct {
 	maxCalls int // <= 0: unlimited
 	maxCaps  int // <= 0: unlimited
-	targets  func(iface uint64, method uint16, transform []uint16) (known, ok bool)
 	budget   *connBudget
 
 	mu        sync.Mutex
@@ -44,17 +43,14 @@ type tracker struct {
 
 // answer is one of the peer's questions.
 type answer struct {
-	bootstrap bool
-	iface     uint64
-	method    uint16
-	returned  bool
-	finished  bool
-	held      int64 // bytes counted against the budget
+	returned bool
+	finished bool
+	held     int64 // bytes counted against the budget
 }
 
 func newTracker(o *CodecOptions, b *connBudget) *tracker {
 	return &tracker{
-		maxCalls: o.MaxInflightCalls, maxCaps: o.MaxCapsPerMessage, targets: o.PipelineTargets,
+		maxCalls: o.MaxInflightCalls, maxCaps: o.MaxCapsPerMessage,
 		budget: b, answers: make(map[uint32]*answer), questions: make(map[uint32]int64),
 	}
 }
@@ -69,7 +65,7 @@ func (t *tracker) received(msg rpccp.Message, size int) *budgetError {
 		if err != nil {
 			return nil
 		}
-		return t.newAnswer(boot.QuestionId(), &answer{bootstrap: true}, size)
+		return t.newAnswer(boot.QuestionId(), &answer{}, size)
 	case rpccp.Message_Which_call:
 		return t.receivedCall(msg, size)
 	case rpccp.Message_Which_finish:
@@ -85,17 +81,13 @@ func (t *tracker) received(msg rpccp.Message, size int) *budgetError {
 func (t *tracker) receivedCall(msg rpccp.Message, size int) *budgetError {
 	call, err := msg.Call()
 	if err != nil {
-		return nil // go-capnp answers a malformed call itself
+		return nil // the engine answers a malformed call itself
 	}
 	params, _ := call.Params()
 	if lerr := t.checkCaps(params); lerr != nil {
 		return lerr
 	}
-	if lerr := t.checkTarget(call); lerr != nil {
-		return lerr
-	}
-	a := &answer{iface: call.InterfaceId(), method: call.MethodId()}
-	return t.newAnswer(call.QuestionId(), a, size)
+	return t.newAnswer(call.QuestionId(), &answer{}, size)
 }
 
 func (t *tracker) receivedReturn(msg rpccp.Message) *budgetError {
@@ -129,61 +121,9 @@ func (t *tracker) checkCaps(p rpccp.Payload) *budgetError {
 		fmt.Sprintf("sharevat: %d capabilities in one message (limit %d)", caps.Len(), t.maxCaps)}
 }
 
-// checkTarget refuses a call pipelined on one of the peer's questions
-// whose transform does not lead to a capability of its results.
-func (t *tracker) checkTarget(call rpccp.Call) *budgetError {
-	target, err := call.Target()
-	if err != nil || target.Which() != rpccp.MessageTarget_Which_promisedAnswer {
-		return nil
-	}
-	pa, err := target.PromisedAnswer()
-	if err != nil {
-		return nil
-	}
-	a := t.answers[pa.QuestionId()]
-	if a == nil || a.finished {
-		return nil // go-capnp answers "unknown or finished answer" itself
-	}
-	path, ok := transformPath(pa)
-	switch {
-	case !ok:
-	case a.bootstrap:
-		ok = len(path) == 0
-	case t.targets != nil:
-		known, valid := t.targets(a.iface, a.method, path)
-		ok = !known || valid
-	}
-	if ok {
-		return nil
-	}
-	return &budgetError{LimitPipeline, websocket.ClosePolicyViolation,
-		fmt.Sprintf("sharevat: call pipelined on question %d at a field that holds no capability", pa.QuestionId())}
-}
-
-// transformPath returns the pointer-field offsets of a promised answer's
-// transform (no-ops skipped); ok is false for an op this build does not
-// know.
-func transformPath(pa rpccp.PromisedAnswer) ([]uint16, bool) {
-	ops, err := pa.Transform()
-	if err != nil {
-		return nil, false
-	}
-	path := make([]uint16, 0, ops.Len())
-	for i := range ops.Len() {
-		switch op := ops.At(i); op.Which() {
-		case rpccp.PromisedAnswer_Op_Which_noop:
-		case rpccp.PromisedAnswer_Op_Which_getPointerField:
-			path = append(path, op.GetPointerField())
-		default:
-			return nil, false
-		}
-	}
-	return path, true
-}
-
 // newAnswer starts accounting for question id of the peer.
 func (t *tracker) newAnswer(id uint32, a *answer, size int) *budgetError {
-	if old := t.answers[id]; old != nil { // a reused id: go-capnp refuses it; keep counts sane
+	if old := t.answers[id]; old != nil { // a reused id: the engine refuses it; keep counts sane
 		t.drop(id, old)
 	}
 	t.calls++
@@ -213,12 +153,10 @@ func (t *tracker) finish(id uint32) {
 
 // drop forgets an answer and releases what it held.
 func (t *tracker) drop(id uint32, a *answer) {
-	if a.returned {
-		t.budget.releaseFinished(a.held)
-	} else {
+	if !a.returned {
 		t.calls--
-		t.budget.release(a.held)
 	}
+	t.budget.release(a.held)
 	delete(t.answers, id)
 }
 
@@ -235,14 +173,14 @@ func (t *tracker) sent(m *capnp.Message, size int) *budgetError {
 	switch msg.Which() {
 	case rpccp.Message_Which_return:
 		if ret, err := msg.Return(); err == nil {
-			return t.returned(ret.AnswerId(), size)
+			return t.returned(ret.AnswerId(), size, ret.NoFinishNeeded())
 		}
 	case rpccp.Message_Which_call:
 		if call, err := msg.Call(); err == nil {
 			return t.called(call.QuestionId(), size)
 		}
 	case rpccp.Message_Which_unimplemented:
-		// go-capnp bounces a message it does not understand; a bounced
+		// The engine bounces a message it does not understand; a bounced
 		// Call never gets an answer.
 		if inner, err := msg.Unimplemented(); err == nil && inner.Which() == rpccp.Message_Which_call {
 			if call, err := inner.Call(); err == nil {
@@ -255,7 +193,9 @@ func (t *tracker) sent(m *capnp.Message, size int) *budgetError {
 	return nil
 }
 
-func (t *tracker) returned(id uint32, size int) *budgetError {
+// returned ends one of the peer's calls: its answer is kept until the
+// peer's Finish, unless the Return says none is needed (noFinish).
+func (t *tracker) returned(id uint32, size int, noFinish bool) *budgetError {
 	a := t.answers[id]
 	if a == nil || a.returned {
 		return nil
@@ -264,12 +204,12 @@ func (t *tracker) returned(id uint32, size int) *budgetError {
 	t.calls--
 	t.budget.release(a.held)
 	a.held = 0
-	if a.finished {
+	if a.finished || noFinish {
 		delete(t.answers, id)
 		return nil
 	}
 	a.held = answerOverhead + int64(size)
-	if lerr := t.budget.chargeFinishing(a.held); lerr != nil {
+	if lerr := t.budget.charge(a.held); lerr != nil {
 		a.held = 0
 		return lerr
 	}

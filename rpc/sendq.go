@@ -14,10 +14,11 @@ import (
 // for a writer goroutine that runs only while the queue is not empty (an
 // idle connection costs no goroutine).
 //
-// Why a queue of our own: go-capnp hands every outgoing message to Encode
-// from one sender goroutine and keeps the rest in an unbounded queue of
-// its own. If Encode blocked on a peer that does not read, answers would
-// pile up there, out of sight of any budget. Here Encode never waits on
+// Why a queue of our own: the engine calls Encode from many goroutines
+// (callers, methods returning, its reader); if Encode blocked on a peer
+// that does not read, they would all pile up behind it, out of sight of
+// any budget, and two engines writing to each other could deadlock. Here
+// Encode never waits on
 // the peer: it writes only what the kernel accepts without blocking, and
 // every queued byte counts against the connection's budget, so a peer
 // that stops reading is closed (1008) instead of growing the vat.
@@ -234,10 +235,9 @@ func (c *Codec) limitExceeded(lerr *budgetError) error {
 }
 
 // stopWith ends the connection on our side: it stops reading at once, so
-// go-capnp's receive loop ends and it shuts the connection down,
-// cancelling the peer's calls in flight (go-capnp does not end a
-// connection when a Return cannot be sent, and those calls would go on
-// building answers no one receives); then it sends the close frame with
+// the engine's reader ends and it shuts the connection down, cancelling
+// the peer's calls in flight (which would otherwise go on building
+// answers no one receives); then it sends the close frame with
 // code and reason unless one went out already, waiting at most a second
 // for the write lock (a writer may be blocked on a peer that does not
 // read). Shutdown waits for that frame before it drops the socket.
@@ -289,21 +289,11 @@ func (c *Codec) stopReading() {
 
 // codecMeter is a connection's Meter: its budget, closing the connection
 // when a charge does not fit. What the application charges is an answer
-// being built (package vat's reads and snapshots, up to n bytes), which
-// the transport then holds twice (answerHold): while answers the peer has
-// been sent and not yet finished take that room, a charge waits for their
-// Finish first, up to finishWait (connBudget.chargeAwaiting). The
-// application charges from a call's own goroutine, never from the codec's
-// reader, which the Finish comes through.
+// being built (package vat's reads and snapshots, up to n bytes).
 type codecMeter struct{ c *Codec }
 
-// answerHold is what an answer of up to n bytes makes the connection
-// hold once it is returned: the Return go-capnp keeps until the peer's
-// Finish, and its frame until written.
-func answerHold(n int64) int64 { return 2 * n }
-
 func (m codecMeter) Charge(n int64) error {
-	if lerr := m.c.budget.chargeAwaiting(n, answerHold(n), finishWait); lerr != nil {
+	if lerr := m.c.budget.charge(n); lerr != nil {
 		return m.c.limitExceeded(lerr)
 	}
 	return nil

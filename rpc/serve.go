@@ -1,16 +1,15 @@
 package rpc
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"sync"
 
 	capnp "capnproto.org/go/capnp/v3"
-	capnprpc "capnproto.org/go/capnp/v3/rpc"
 	"github.com/gorilla/websocket"
+
+	"github.com/sharevat/sharevat/rpc/engine"
 )
 
 // serverConn is one tracked connection of a Handler.
@@ -27,15 +26,6 @@ func newServerConn(peer Peer) *serverConn {
 
 func (sc *serverConn) kick() { sc.stopOnce.Do(func() { close(sc.stop) }) }
 
-func (sc *serverConn) stopping() bool {
-	select {
-	case <-sc.stop:
-		return true
-	default:
-		return false
-	}
-}
-
 // serve runs RPC on ws until the connection ends or the Handler closes it.
 func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 	log := h.log.With("remote", sc.peer.RemoteAddr)
@@ -51,10 +41,9 @@ func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 		Pool:              h.opts.Pool,
 		MaxCapsPerMessage: h.opts.MaxCapsPerMessage,
 		AssembleTimeout:   h.opts.AssembleTimeout,
-		PipelineTargets:   h.opts.PipelineTargets,
 		OnLimit:           h.opts.OnLimit,
 	})
-	log.Debug("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent, "engine", string(h.opts.Engine))
+	log.Debug("sharevat/rpc: connection opened", "origin", sc.peer.Origin, "user_agent", sc.peer.UserAgent)
 	defer func() { log.Debug("sharevat/rpc: connection closed", "reason", endReason(codec)) }()
 	defer recoverConn(log, codec)
 	sc.peer.Meter = codecMeter{codec}
@@ -64,14 +53,14 @@ func (h *Handler) serve(sc *serverConn, ws *websocket.Conn) {
 		_ = codec.CloseWith(websocket.CloseInternalServerErr, reasonInternal)
 		return
 	}
-	conn := startEngine(h.opts.Engine, codec, boot, log, newRPCLogger(log, codec, sc.stopping))
+	conn := startEngine(codec, boot, log)
 	select {
 	case <-conn.Done():
 	case <-sc.stop:
 		_ = codec.CloseWith(websocket.CloseGoingAway, reasonShutdown)
 		<-conn.Done()
 	}
-	_ = codec.Close() // already closed by go-capnp; makes sure the pinger is gone
+	_ = codec.Close() // already closed by the engine; makes sure the pinger is gone
 }
 
 // recoverConn turns a panic while serving into a log entry and a 1011
@@ -105,32 +94,8 @@ func endReason(c *Codec) string {
 	return "closed normally"
 }
 
-// rpcLogger adapts slog to go-capnp's Logger. go-capnp reports the end of
-// every connection, even an orderly goodbye, at Error level; once the
-// connection is ending (quiet returns true), or for a peer's Abort or a
-// cancelled send, those go to Debug. Any other go-capnp error (always
-// caused by the peer or the network) goes to Warn.
-type rpcLogger struct {
-	log   *slog.Logger
-	quiet func() bool
-}
-
-var _ capnprpc.Logger = (*rpcLogger)(nil)
-
-func newRPCLogger(log *slog.Logger, codec *Codec, closing func() bool) *rpcLogger {
-	return &rpcLogger{log: log, quiet: func() bool {
-		return closing() || codec.isCloseSent() || codec.isClosing()
-	}}
-}
-
-func (l *rpcLogger) Debug(msg string, args ...any) { l.log.Debug(msg, args...) }
-func (l *rpcLogger) Info(msg string, args ...any)  { l.log.Info(msg, args...) }
-func (l *rpcLogger) Warn(msg string, args ...any)  { l.log.Warn(msg, args...) }
-
-func (l *rpcLogger) Error(msg string, args ...any) {
-	if l.quiet() || strings.Contains(msg, "remote abort") || strings.Contains(msg, context.Canceled.Error()) {
-		l.log.Debug(msg, args...)
-		return
-	}
-	l.log.Warn(msg, args...)
+// startEngine runs Cap'n Proto RPC (package rpc/engine) on codec. It takes
+// ownership of boot.
+func startEngine(codec *Codec, boot capnp.Client, log *slog.Logger) *engine.Conn {
+	return engine.NewConn(codec, &engine.Options{BootstrapClient: boot, Logger: log})
 }

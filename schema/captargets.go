@@ -10,17 +10,9 @@ import (
 )
 
 // This file answers, from the schema compiled into this package (its
-// registered reflection data, not a hand-kept table), two questions the
-// transport and the vat ask about pipelined calls:
-//
-//   - does a pipeline transform applied to a method's results lead to a
-//     field that holds a capability (PipelineTarget)?
-//   - which result fields of a method hold capabilities (ResultCaps)?
-//
-// go-capnp v3.1.0-alpha.2 crashes the process when a call queued on a
-// pending answer is delivered to a field that holds no capability, so the
-// transport refuses such calls before go-capnp sees them, and the vat
-// never answers success with a null capability in a capability field.
+// registered reflection data, not a hand-kept table), which result fields
+// of a method hold capabilities (ResultCaps): the vat never answers
+// success with a null capability in one of them.
 
 // MethodKey names one method: its interface id and ordinal.
 type MethodKey struct {
@@ -153,44 +145,6 @@ func (t *capTable) flattenGroups(groups map[uint64][]uint64) {
 	for id := range groups {
 		t.structs[id] = collect(id)
 	}
-}
-
-func (t *capTable) field(strct uint64, offset uint16) (fieldType, bool) {
-	for _, f := range t.structs[strct] {
-		if f.offset == offset {
-			return f, true
-		}
-	}
-	return fieldType{}, false
-}
-
-// PipelineTarget reports whether the method is declared in this schema
-// (known) and, if so, whether following the pointer-field offsets of
-// transform from its results reaches a field of interface type (ok). An
-// empty transform names the results struct itself: never a capability.
-// Its signature is that of rpc.HandlerOptions.PipelineTargets.
-func PipelineTarget(iface uint64, method uint16, transform []uint16) (known, ok bool) {
-	t, err := loadTable()
-	if err != nil {
-		return false, false
-	}
-	strct, known := t.results[MethodKey{iface, method}]
-	if !known {
-		return false, false
-	}
-	for i, off := range transform {
-		f, found := t.field(strct, off)
-		switch {
-		case !found:
-			return true, false
-		case f.iface != 0:
-			return true, i == len(transform)-1
-		case f.strct == 0:
-			return true, false
-		}
-		strct = f.strct
-	}
-	return true, false
 }
 
 // ResultCaps returns the pointer-field paths of every capability field in

@@ -54,10 +54,6 @@ type Config struct {
 	// DebugListen, if set, serves Go's profiles (/debug/pprof/) on this
 	// loopback address.
 	DebugListen string
-	// RPCEngine is the Cap'n Proto RPC engine /rpc runs: rpc.EngineGoCapnp
-	// or rpc.EngineSharevat (package rpc/engine); "" is the
-	// SHAREVAT_RPC_ENGINE environment variable, else go-capnp's.
-	RPCEngine rpc.Engine
 	// Limits bound ops and appends.
 	Limits sharevat.Limits
 	// Peers bound what peers may make the vat hold.

@@ -8,7 +8,6 @@ import (
 	"capnproto.org/go/capnp/v3"
 
 	"github.com/sharevat/sharevat/rpc"
-	"github.com/sharevat/sharevat/schema"
 	"github.com/sharevat/sharevat/vat"
 )
 
@@ -28,9 +27,7 @@ func newRPCHandler(v *vat.Vat, cfg *Config, m *metrics, log *slog.Logger) *rpc.H
 		MaxInflightCalls:  p.MaxInflight,
 		MaxCapsPerMessage: p.MaxCapsPerMessage,
 		AssembleTimeout:   p.AssembleTimeout,
-		PipelineTargets:   schema.PipelineTarget,
 		OnLimit:           m.LimitHit,
-		Engine:            cfg.RPCEngine,
 	}
 	m.watchMemory(opts.Pool)
 	return rpc.NewHandler(opts)

@@ -31,8 +31,8 @@ import (
 //     field (guardReturner): a broken capability takes its place and the
 //     bug is logged.
 //
-// The transport (rpc) refuses, before go-capnp sees it, a pipelined call
-// whose path does not lead to a capability field; see schema.PipelineTarget.
+// The RPC engine (rpc/engine) refuses a pipelined call whose path does not
+// lead to a capability field.
 
 // errBrokenPipeline rejects calls pipelined on a call that failed.
 var errBrokenPipeline = capnp.Unimplemented("pipelined call on a call that failed or was cancelled")

@@ -16,7 +16,7 @@ import (
 // an unknown method and an unknown interface on a Reader still pending,
 // a call pipelined on the answer of an unknown method, and one pipelined
 // on a call that fails. (A call on a field that holds no capability is
-// refused by the transport: rpc's TestPipelineTargets.)
+// refused by the RPC engine: rpc's TestPipelinedOnNoCapability.)
 func TestPipelinedCallsCannotCrash(t *testing.T) {
 	tv := MustServe(t, sharevat.Limits{}, nil)
 	owner := tv.MustCreate(t, "guard")

@@ -18,7 +18,6 @@ import (
 	"github.com/sharevat/sharevat/internal/pgtest"
 	"github.com/sharevat/sharevat/internal/vattest"
 	"github.com/sharevat/sharevat/rpc"
-	"github.com/sharevat/sharevat/schema"
 	"github.com/sharevat/sharevat/store/apply"
 	"github.com/sharevat/sharevat/store/pg"
 	"github.com/sharevat/sharevat/sturdyref"
@@ -62,7 +61,7 @@ func mustPGVat(t *testing.T, dsn string, pepper []byte) *testVat {
 	require.NoError(t, err)
 	v, err := vat.New(vat.Config{Store: st, Verifier: ver})
 	require.NoError(t, err)
-	h := rpc.NewHandler(rpc.HandlerOptions{PipelineTargets: schema.PipelineTarget,
+	h := rpc.NewHandler(rpc.HandlerOptions{
 		Bootstrap: func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) }})
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sharevat/sharevat/internal/loadgen"
-	"github.com/sharevat/sharevat/rpc"
 )
 
 // benchFlags are the flags of `sharevat bench`, bound to the load
@@ -49,7 +48,6 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Soak, "soak", false, "all: include the soak")
 	fs.DurationVar(&c.SoakDuration, "soak-duration", c.SoakDuration, "all: how long the soak runs")
 	fs.StringVar(&c.CeilingDir, "ceiling-dir", "", "where the bench's own vat directory and the storage ceiling's file go, so on that disk (default: the system temp dir)")
-	fs.StringVar(&c.RPCEngine, "rpc-engine", "", "Cap'n Proto RPC engine of the bench's connections and its own vat: go-capnp or sharevat (default: $SHAREVAT_RPC_ENGINE, else go-capnp)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write the bench process's CPU profile to this file")
 	fs.DurationVar(&c.Timeout, "timeout", 0, "give up after this long (default: 20 × the longest phase + 5m)")
 }
@@ -65,7 +63,7 @@ var benchApplies = map[string][]string{
 	"all":     {"duration", "ceiling-duration", "conns", "soak", "soak-duration", "rate", "sample"},
 }
 
-var benchCommon = []string{"mode", "server", "token-file", "json", "ceiling-dir", "cpuprofile", "timeout", "rpc-engine"}
+var benchCommon = []string{"mode", "server", "token-file", "json", "ceiling-dir", "cpuprofile", "timeout"}
 
 var benchCommand = command{
 	name:    "bench",
@@ -131,9 +129,6 @@ func (f *benchFlags) validate() error {
 		return err
 	}
 	if err := f.checkRanges(); err != nil {
-		return err
-	}
-	if err := f.checkEngine(); err != nil {
 		return err
 	}
 	return f.checkTarget()
@@ -219,14 +214,6 @@ func (f *benchFlags) checkTarget() error {
 	}
 	if err := loadgen.CheckServer(f.cfg.Server); err != nil {
 		return usagef("--server: %v", err)
-	}
-	return nil
-}
-
-// checkEngine checks --rpc-engine.
-func (f *benchFlags) checkEngine() error {
-	if _, err := rpc.ParseEngine(f.cfg.RPCEngine); err != nil {
-		return usagef("--rpc-engine: %v", err)
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sharevat/sharevat"
 	opencodeshare "github.com/sharevat/sharevat/door/opencode"
-	"github.com/sharevat/sharevat/rpc"
 	"github.com/sharevat/sharevat/server"
 
 	"github.com/spf13/pflag"
@@ -28,7 +27,6 @@ type serveFlags struct {
 	logLevel     string
 	logFormat    string
 	debug        string
-	rpcEngine    string
 	tls          tlsFlags // serve_tls.go
 	limits       sharevat.Limits
 	peers        peerLimits     // serve_limits.go
@@ -56,7 +54,6 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	f.tls.register(fs)
-	fs.StringVar(&f.rpcEngine, "rpc-engine", "", "Cap'n Proto RPC engine of /rpc: go-capnp (default) or sharevat (our own, docs/decisions.md \"The RPC call path\"); default: $SHAREVAT_RPC_ENGINE, else go-capnp")
 	fs.StringVar(&f.debug, "debug-listen", "", "serve Go profiles (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060")
 	fs.IntVar(&f.limits.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest op body")
 	fs.IntVar(&f.limits.MaxOpsPerBatch, "max-batch-ops", d.MaxOpsPerBatch, "most ops in one append")
@@ -128,9 +125,6 @@ func runServe(ctx context.Context, env *Env, f *serveFlags) error {
 	}
 	if err := validateDebug(f.debug); err != nil {
 		return err
-	}
-	if _, err := rpc.ParseEngine(f.rpcEngine); err != nil {
-		return usagef("--rpc-engine: %v", err)
 	}
 	logger, err := newLogger(env, f.logLevel, f.logFormat)
 	if err != nil {
@@ -207,13 +201,8 @@ func run(ctx context.Context, srv *server.Server, ln net.Listener) error {
 // config is the server configuration the flags (and SHAREVAT_PEPPER)
 // give.
 func (f *serveFlags) config(env *Env, log *slog.Logger) (server.Config, error) {
-	engine, err := rpc.ParseEngine(f.rpcEngine)
-	if err != nil {
-		return server.Config{}, usagef("--rpc-engine: %v", err)
-	}
 	cfg := server.Config{
-		RPCEngine: engine,
-		Data:      f.data, Store: f.stores.store, PepperFile: f.stores.pepperFile, WAL: f.wal.config(),
+		Data: f.data, Store: f.stores.store, PepperFile: f.stores.pepperFile, WAL: f.wal.config(),
 		TLSCert: f.tls.cert, TLSKey: f.tls.key, Open: f.open, OpencodeOpen: f.opencodeOpen, OpencodeOpenPerAddr: f.opencodeOpenPerAddr, OpencodeOpenTotal: f.opencodeOpenTotal, Origins: splitList(f.origins), PublicURL: f.publicURL,
 		DebugListen: f.debug, Limits: f.limits, Peers: f.peers.config(), Retention: f.retention.config(),
 		Logger: log, Stderr: env.Stderr,

@@ -27,10 +27,6 @@ type Config struct {
 	// CeilingDir is where the child's directory and the storage
 	// ceiling's file go, so on that disk (default: the system temp dir).
 	CeilingDir string
-	// RPCEngine is the Cap'n Proto RPC engine of both sides, the bench's
-	// connections and its own vat: "go-capnp" or "sharevat"; "" is
-	// SHAREVAT_RPC_ENGINE (which the child inherits), else go-capnp.
-	RPCEngine string
 
 	// The load; which fields a mode reads is listed in the package
 	// comment.

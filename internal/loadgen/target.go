@@ -18,19 +18,17 @@ import (
 
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/client"
-	"github.com/sharevat/sharevat/rpc"
 )
 
 // benchTarget is the vat a bench drives: a child `sharevat serve` on a
 // temporary directory (the default), or a running vat (Config.Server).
 type benchTarget struct {
-	URL        string     // ws://…/rpc
-	Metrics    string     // http://…/metrics
-	Child      bool       // started by the bench
-	ceilingDir string     // where the storage ceiling's file goes
-	admin      string     // the admin token
-	exe        string     // the sharevat binary, to start the echo helper; "" for none
-	engine     rpc.Engine // the client side's RPC engine (Config.RPCEngine)
+	URL        string // ws://…/rpc
+	Metrics    string // http://…/metrics
+	Child      bool   // started by the bench
+	ceilingDir string // where the storage ceiling's file goes
+	admin      string // the admin token
+	exe        string // the sharevat binary, to start the echo helper; "" for none
 
 	dir  string // child: temporary directory, removed by Close
 	cmd  *exec.Cmd
@@ -58,7 +56,7 @@ func openTarget(ctx context.Context, cfg *Config) (*benchTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.exe, t.engine = cfg.Exe, rpc.Engine(cfg.RPCEngine)
+	t.exe = cfg.Exe
 	return t, nil
 }
 
@@ -154,9 +152,6 @@ func childArgs(cfg *Config, data string) []string {
 	// Every bench connection comes from 127.0.0.1: no per-address cap.
 	args := []string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "warn", "--max-conns-per-ip", "0"}
 	args = append(args, cfg.serveArgs...)
-	if cfg.RPCEngine != "" {
-		args = append(args, "--rpc-engine", cfg.RPCEngine)
-	}
 	d := sharevat.DefaultLimits()
 	if cfg.Body > d.MaxBodyBytes {
 		args = append(args, "--max-body-bytes", strconv.Itoa(cfg.Body))
@@ -239,7 +234,7 @@ func (t *benchTarget) exited() error {
 
 // dial connects to the vat.
 func (t *benchTarget) dial(ctx context.Context) (*client.Conn, error) {
-	return client.Dial(ctx, t.URL, &client.Options{Engine: t.engine})
+	return client.Dial(ctx, t.URL, nil)
 }
 
 // createShares creates n shares with the admin token and returns their

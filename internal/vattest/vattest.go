@@ -25,7 +25,6 @@ import (
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/client"
 	"github.com/sharevat/sharevat/rpc"
-	"github.com/sharevat/sharevat/schema"
 	"github.com/sharevat/sharevat/store/bolt"
 	"github.com/sharevat/sharevat/store/pg"
 	"github.com/sharevat/sharevat/sturdyref"
@@ -147,7 +146,7 @@ func newVat(st sharevat.Store, logger *slog.Logger, adjust func(*vat.Config)) (*
 // its ws:// URL, and a func that closes the connections, the server and
 // the vat; adjust, if set, adjusts the handler's options.
 func startHTTP(v *vat.Vat, logger *slog.Logger, adjust func(*rpc.HandlerOptions)) (string, func()) {
-	ho := rpc.HandlerOptions{Logger: logger, PipelineTargets: schema.PipelineTarget,
+	ho := rpc.HandlerOptions{Logger: logger,
 		Bootstrap: func(p rpc.Peer) capnp.Client { return v.BootstrapMetered(p.RemoteAddr, p.Meter) }}
 	if adjust != nil {
 		adjust(&ho)

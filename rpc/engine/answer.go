@@ -26,6 +26,7 @@ type answer struct {
 	resolved   bool      // results are final: pipelined calls go straight to them
 	sent       bool      // the Return is written
 	finished   bool      // the peer's Finish arrived
+	noFinish   bool      // the Return says noFinishNeeded: forgotten once written
 	releaseRes bool      // ... and asked us to release the result caps
 	queue      []pending // calls pipelined before resolved, in arrival order
 	waiters    []waiter  // receiverAnswer promises to fulfil when resolved
@@ -158,6 +159,7 @@ func (a *answer) Return() {
 			a.retErr = err
 		}
 	}
+	a.forgetEarly(canceled)
 	// With nothing queued the results are final at once, and the reader
 	// need not wait for this Return.
 	queued := len(a.queue) > 0 || len(a.waiters) > 0
@@ -176,7 +178,7 @@ func (a *answer) Return() {
 	a.handOver(content) // before sent: a Finish cannot drop the results yet
 	c.mu.Lock()
 	a.sent = true
-	done := a.finished || c.dead
+	done := a.finished || c.dead || a.noFinish
 	if done {
 		c.removeAnswer(a)
 	}
@@ -184,6 +186,25 @@ func (a *answer) Return() {
 	if done {
 		a.drop()
 	}
+}
+
+// forgetEarly makes a Return whose results hold no capability (or an
+// exception) say noFinishNeeded, and frees the id before it is written
+// (rpc.capnp: the answer table entry "has already been cleaned up"), so
+// the peer may reuse the id at once: the peer's Finish, if it sends one
+// anyway, is ignored as any Finish naming no answer, and a call it
+// pipelined on the answer meanwhile fails alone, as on any finished
+// answer. A tail call's results (kept for another question) and a
+// bootstrap capability need the Finish. Called with c.mu held.
+func (a *answer) forgetEarly(canceled bool) {
+	if canceled || a.yourself || a.c.dead {
+		return
+	}
+	if a.retErr == nil && (a.msg == nil || a.msg.CapTable().Len() > 0) {
+		return
+	}
+	a.noFinish = true
+	a.c.removeAnswer(a)
 }
 
 // writeReturn writes the Return: the results message, or a new one for
@@ -209,12 +230,16 @@ func (a *answer) ReleaseResults() {}
 // one for an exception or a call the peer canceled.
 func (a *answer) returnMessage(canceled bool) *capnp.Message {
 	if a.retErr == nil && !canceled {
+		if a.noFinish {
+			setNoFinishNeeded(a.msg)
+		}
 		return a.msg
 	}
 	msg, root := newMessage()
 	ret, _ := root.NewReturn()
 	ret.SetAnswerId(a.id)
 	ret.SetReleaseParamCaps(false)
+	ret.SetNoFinishNeeded(a.noFinish)
 	if canceled {
 		ret.SetCanceled()
 	} else if ex, err := ret.NewException(); err == nil {
@@ -225,6 +250,16 @@ func (a *answer) returnMessage(canceled bool) *capnp.Message {
 	}
 	a.msg = msg
 	return msg
+}
+
+// setNoFinishNeeded sets the flag in a results Return built by
+// AllocResults.
+func setNoFinishNeeded(msg *capnp.Message) {
+	if root, err := rpccp.ReadRootMessage(msg); err == nil {
+		if ret, err := root.Return(); err == nil {
+			ret.SetNoFinishNeeded(true)
+		}
+	}
 }
 
 // resolve makes the results final: the queued calls are delivered in

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	capnp "capnproto.org/go/capnp/v3"
-	"capnproto.org/go/capnp/v3/rpc/transport"
 	rpccp "capnproto.org/go/capnp/v3/std/capnp/rpc"
 )
 
@@ -24,9 +23,18 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Codec carries whole Cap'n Proto messages to and from the peer; its
+// method set is go-capnp's transport.Codec, which the engine does not
+// import (doc.go, "What the engine needs from its codec").
+type Codec interface {
+	Encode(*capnp.Message) error
+	Decode() (*capnp.Message, error)
+	Close() error
+}
+
 // Conn is one Cap'n Proto RPC connection (level 1) over a codec.
 type Conn struct {
-	codec  transport.Codec
+	codec  Codec
 	log    *slog.Logger
 	boot   capnp.Client
 	ctx    context.Context // parent of every answer's context; ends at shutdown
@@ -58,7 +66,7 @@ type Conn struct {
 
 // NewConn starts RPC on c: one reader goroutine decodes and dispatches
 // every message until the codec fails, the peer aborts or Close is called.
-func NewConn(c transport.Codec, opts *Options) *Conn {
+func NewConn(c Codec, opts *Options) *Conn {
 	if opts == nil {
 		opts = &Options{}
 	}

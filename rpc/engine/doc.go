@@ -3,10 +3,11 @@
 // disembargo, promise pipelining), written from the documentation in
 // rpc.capnp. It uses go-capnp only for the message encoding, the
 // generated rpccp types and the public capability API (capnp.Client,
-// ClientHook, Promise, Returner), and speaks over any transport.Codec
-// (package rpc's WebSocket Codec, which frames, budgets and writes).
-// Package rpc selects it with HandlerOptions.Engine / DialOptions.Engine
-// or SHAREVAT_RPC_ENGINE=sharevat.
+// ClientHook, Promise, Returner), and speaks over any Codec
+// (package rpc's WebSocket Codec, which frames, budgets and writes). It
+// is the one engine of every /rpc connection, server and client; go-capnp's
+// own rpc package is linked only into this package's tests, as the
+// conformance suite's reference.
 //
 // # Goroutines
 //
@@ -29,8 +30,10 @@
 //
 //   - questions: our calls awaiting the peer's Return, by question id. An
 //     id is reused only once its Return arrived and our Finish was
-//     written, whichever comes last. Finish is sent as soon as the Return
-//     arrives, with releaseResultCaps false (result caps are imports like
+//     written, whichever comes last. A Return that says noFinishNeeded
+//     needs no Finish: the id is free once it arrived and no pipelined
+//     Call on the question is being written. Otherwise Finish is sent as
+//     soon as the Return arrives, with releaseResultCaps false (result caps are imports like
 //     any other), or as soon as the caller's context ends, with
 //     releaseResultCaps true (the answer fails at once); either way after
 //     every Call pipelined on the question that is still being written,
@@ -38,7 +41,10 @@
 //   - answers: the peer's questions, by id, until its Finish. The
 //     results are built straight in the Return message, which is kept
 //     until then so that calls pipelined on the answer find their
-//     capability. Finish before the Return cancels the call's context,
+//     capability. A Return whose results hold no capability (or an
+//     exception) says noFinishNeeded and the answer is forgotten before
+//     it is written (no Finish round for plain calls); a Finish the peer
+//     sends anyway is ignored. Finish before the Return cancels the call's context,
 //     the Return then says canceled and calls pipelined on the answer
 //     fail. As in rpc.c++, a Finish naming no answer is ignored (it may
 //     cross our Return) and a Call pipelined on such an id fails with an

@@ -42,12 +42,16 @@ type question struct {
 	finishDue     bool
 	finishTaken   bool
 	finishWritten bool
-	results       capnp.Ptr // after a Return with results
-	err           error     // after a Return with an exception
-	resultMsg     *capnp.Message
-	released      bool                 // the caller released the answer
-	piped         [][]capnp.PipelineOp // distinct transforms pipelined Calls used
-	embargoes     []disembargo         // to send with the Finish
+	// The Return said noFinishNeeded (its results hold no capability and
+	// the peer already forgot the answer): the "Finish" then writes
+	// nothing, only frees the id once no pipelined Call is being written.
+	noFinish  bool
+	results   capnp.Ptr // after a Return with results
+	err       error     // after a Return with an exception
+	resultMsg *capnp.Message
+	released  bool                 // the caller released the answer
+	piped     [][]capnp.PipelineOp // distinct transforms pipelined Calls used
+	embargoes []disembargo         // to send with the Finish
 }
 
 // questionTable holds our questions by id. Guarded by Conn.mu. An id is

@@ -42,6 +42,7 @@ func (c *Conn) handleReturn(msg *capnp.Message, m rpccp.Message) error {
 			q.embargoes = c.embargoResults(q, ret, msg)
 		}
 	}
+	q.noFinish = ret.NoFinishNeeded() && !canceled
 	q.finishDue = true
 	finish := q.takeFinish()
 	if q.finishWritten {
@@ -104,18 +105,21 @@ func (c *Conn) readReturn(msg *capnp.Message, ret rpccp.Return) (capnp.Ptr, erro
 // finishQuestion writes the Disembargoes of a returned question (after
 // every Call pipelined on it: they must not overtake one), then its
 // Finish (releasing the results' caps if the caller canceled: it never
-// read them), and frees its id if the Return has arrived; otherwise
-// handleReturn frees it. Its caller took the Finish (takeFinish).
+// read them; none when the Return said noFinishNeeded), and frees its id
+// if the Return has arrived; otherwise handleReturn frees it. Its caller
+// took the Finish (takeFinish).
 func (c *Conn) finishQuestion(q *question) {
 	c.mu.Lock()
 	embargoes := q.embargoes
 	q.embargoes = nil
-	canceled := q.canceled
+	canceled, noFinish := q.canceled, q.noFinish
 	c.mu.Unlock()
 	for _, d := range embargoes {
 		c.sendDisembargo(q.id, d)
 	}
-	c.sendFinish(q.id, canceled)
+	if !noFinish {
+		c.sendFinish(q.id, canceled)
+	}
 	c.mu.Lock()
 	q.finishWritten = true
 	if q.returned && c.questions.byID[q.id] == q {

@@ -10,39 +10,30 @@ import (
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/client"
 	"github.com/sharevat/sharevat/internal/vattest"
-	"github.com/sharevat/sharevat/rpc"
 )
 
 // TestVatOverEngine: a real vat (bbolt vault, /rpc handler) and the Go
-// client, each side on either engine: create a share, append, and
-// subscribe (the vat calls the client's subscriber capability, with flow
-// control) until every entry has arrived, in order.
+// client, both on the engine: create a share, append, and subscribe (the
+// vat calls the client's subscriber capability, with flow control) until
+// every entry has arrived, in order. (The engine against go-capnp's rpc,
+// in both roles, is the conformance suite's: pipe_test.go.)
 func TestVatOverEngine(t *testing.T) {
-	for _, c := range []struct{ vat, client rpc.Engine }{
-		{rpc.EngineSharevat, rpc.EngineSharevat},
-		{rpc.EngineSharevat, rpc.EngineGoCapnp},
-		{rpc.EngineGoCapnp, rpc.EngineSharevat},
-	} {
-		t.Run(fmt.Sprintf("vat=%s,client=%s", c.vat, c.client), func(t *testing.T) {
-			t.Setenv(rpc.EngineEnv, string(c.client)) // the client's Dial reads it
-			srv := vattest.Start(t, vattest.Options{Handler: func(o *rpc.HandlerOptions) { o.Engine = c.vat }})
-			sh := srv.MustRestore(t, srv.MustCreate(t, "engine"))
-			ctx := testCtx(t)
-			appendN(t, ctx, sh, "a", 20)
-			rd, err := sh.Reader(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := &entries{more: make(chan struct{}, 1)}
-			sub, err := rd.Subscribe(ctx, 0, got.add)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sub.Close()
-			appendN(t, ctx, sh, "b", 10)
-			got.waitFor(t, 30)
-		})
+	srv := vattest.Start(t, vattest.Options{})
+	sh := srv.MustRestore(t, srv.MustCreate(t, "engine"))
+	ctx := testCtx(t)
+	appendN(t, ctx, sh, "a", 20)
+	rd, err := sh.Reader(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
+	got := &entries{more: make(chan struct{}, 1)}
+	sub, err := rd.Subscribe(ctx, 0, got.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	appendN(t, ctx, sh, "b", 10)
+	got.waitFor(t, 30)
 }
 
 // appendN appends n one-op batches with op ids prefix-i.

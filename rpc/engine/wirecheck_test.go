@@ -4,8 +4,10 @@ package engine_test
 // rpc.capnp on the wire, in wire order (its writes are serialised so that
 // what it sees is what the peer reads): a question id is used by a new
 // Bootstrap or Call only when it is free (never used, or both its Return
-// arrived and its Finish was written); a Finish names a question in use
-// and comes once; a Call pipelined on a question comes before its Finish.
+// arrived and its Finish was written, or its Return said noFinishNeeded);
+// a Finish names a question in use and comes once; a Call pipelined on a
+// question comes before its Finish (or, after a noFinishNeeded Return,
+// before the id is used again: the callee fails that call alone).
 
 import (
 	"fmt"
@@ -23,11 +25,12 @@ type wireChecker struct {
 	writing    sync.Mutex // serialises writes: checked in wire order
 	mu         sync.Mutex // guards the state; never held while writing
 	inUse      map[uint32]*qstate
+	lapsed     map[uint32]bool // freed by a noFinishNeeded Return, not reused yet
 	violations []string
 }
 
 func newWireChecker(c transport.Codec) *wireChecker {
-	return &wireChecker{Codec: c, inUse: map[uint32]*qstate{}}
+	return &wireChecker{Codec: c, inUse: map[uint32]*qstate{}, lapsed: map[uint32]bool{}}
 }
 
 func (w *wireChecker) violate(format string, args ...any) {
@@ -66,12 +69,13 @@ func (w *wireChecker) sent(m rpccp.Message) {
 			tgt, _ := c.Target()
 			if tgt.Which() == rpccp.MessageTarget_Which_promisedAnswer {
 				pa, _ := tgt.PromisedAnswer()
-				if s := w.inUse[pa.QuestionId()]; s == nil || s.finished {
+				if s := w.inUse[pa.QuestionId()]; s == nil && !w.lapsed[pa.QuestionId()] || s != nil && s.finished {
 					w.violate("call pipelined on question %d after its Finish", pa.QuestionId())
 				}
 			}
 		}
 		w.inUse[q] = &qstate{}
+		delete(w.lapsed, q)
 	case rpccp.Message_Which_finish:
 		q := questionOf(m)
 		s := w.inUse[q]
@@ -96,6 +100,10 @@ func (w *wireChecker) Decode() (*capnp.Message, error) {
 			w.violate("Return for question %d not in use", q)
 		} else {
 			s.returned = true
+			if ret, _ := m.Return(); ret.NoFinishNeeded() {
+				s.finished = true
+				w.lapsed[q] = true
+			}
 			w.free(q)
 		}
 		w.mu.Unlock()
