@@ -63,6 +63,9 @@ func (b *bootServer) Read(_ context.Context, call schema.Reader_read) error {
 // Snapshot answers an empty snapshot.
 func (b *bootServer) Snapshot(context.Context, schema.Reader_snapshot) error { return nil }
 
+// SnapshotPage answers empty results.
+func (b *bootServer) SnapshotPage(context.Context, schema.Reader_snapshotPage) error { return nil }
+
 // Save is not used by the suite.
 func (b *bootServer) Save(context.Context, schema.Reader_save) error { return nil }
 
