@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/sharevat/sharevat"
 
@@ -65,38 +64,3 @@ func readLog(ctx context.Context, env *Env, cf *clientFlags, w *watchdog, from s
 
 // errDone stops a paging loop early without an error.
 var errDone = fmt.Errorf("done")
-
-var snapshotCommand = command{
-	name:    "snapshot",
-	summary: "print a share's materialized state as JSON",
-	long:    `Prints the materialized state as JSON: {"cursor": N, "entities": [{"kind","key","body","cursor","at"}]}.`,
-	setup: func(fs *pflag.FlagSet) runner {
-		var cf clientFlags
-		cf.register(fs)
-		return cf.runWatched(fs, func(ctx context.Context, env *Env, _ *watchdog) error { return snapshot(ctx, env, &cf) })
-	},
-}
-
-// snapshot prints the share's materialized state. It is one answer, so
-// --timeout bounds it whole; a state served in pages would be progress
-// for the watchdog page by page.
-func snapshot(ctx context.Context, env *Env, cf *clientFlags) error {
-	conn, sh, err := cf.restore(ctx)
-	if err != nil {
-		return denied(err)
-	}
-	defer conn.Close()
-	rd, err := sh.Reader(ctx)
-	if err != nil {
-		return err
-	}
-	ents, cur, err := rd.Snapshot(ctx)
-	if err != nil {
-		return err
-	}
-	out := make([]jsonEntity, len(ents))
-	for i, e := range ents {
-		out[i] = jsonEntity{Kind: e.Kind, Key: e.Key, Body: rawBody(e.Body), Cursor: uint64(e.Cursor), At: e.At.Format(time.RFC3339Nano)}
-	}
-	return writeJSON(env.Stdout, map[string]any{"cursor": cur, "entities": out})
-}

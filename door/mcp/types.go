@@ -95,8 +95,9 @@ func readOf(entries []sharevat.Entry, from, head sharevat.Cursor) readOut {
 
 // snapshotIn is the arguments of snapshot.
 type snapshotIn struct {
-	Offset int `json:"offset,omitempty" jsonschema:"skip this many entities (from the previous answer's nextOffset)"`
-	Limit  int `json:"limit,omitempty" jsonschema:"most entities to answer, 1 to 500 (default 100)"`
+	After  string `json:"after,omitempty" jsonschema:"continue after the previous answer's nextAfter (absent: from the start)"`
+	Newest bool   `json:"newest,omitempty" jsonschema:"newest change first instead of (kind, key) order"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most entities to answer, 1 to 500 (default 100)"`
 }
 
 // entityOut is one entity of the materialized state.
@@ -110,10 +111,9 @@ type entityOut struct {
 
 // snapshotOut is the answer of snapshot.
 type snapshotOut struct {
-	Entities   []entityOut `json:"entities" jsonschema:"the entities of this page"`
-	Cursor     uint64      `json:"cursor" jsonschema:"the log cursor the state reflects; read_ops from it for later changes"`
-	Total      int         `json:"total" jsonschema:"how many entities the state holds"`
-	NextOffset int         `json:"nextOffset,omitempty" jsonschema:"pass as offset for the next page (absent: this was the last)"`
+	Entities  []entityOut `json:"entities" jsonschema:"the entities of this page"`
+	Cursor    uint64      `json:"cursor" jsonschema:"the log cursor this page reflects; read_ops from the first page's for later changes"`
+	NextAfter string      `json:"nextAfter,omitempty" jsonschema:"pass as after for the next page (absent: this was the last)"`
 }
 
 // appendIn is the arguments of append_ops.

@@ -314,6 +314,38 @@ export interface Entity {
   at: Time;
 }
 
+/**
+ * The order of a walk of the state by `Reader.snapshotPage`: "byKey",
+ * (kind, key) ascending, or "byChange", newest change first (by the
+ * entity's cursor, descending).
+ */
+export type StateOrder = "byKey" | "byChange";
+
+/**
+ * Where a page of the state ended (a page's `next`, passed back as
+ * `after`): byKey continues after (kind, key), byChange below cursor (0:
+ * from the newest).
+ */
+export interface StateCursor {
+  kind: string;
+  key: string;
+  cursor: Cursor;
+}
+
+/** A StateCursor as the vat accepts it. */
+export type StateCursorInput = { kind?: string; key?: string; cursor?: UInt64Input };
+
+/** One page of the state (`Reader.snapshotPage`). */
+export interface StatePage {
+  entities: Entity[];
+  /** Pass as `after` for the next page. */
+  next: StateCursor;
+  /** Nothing is left after this page. */
+  done: boolean;
+  /** The share's head this page reflects. */
+  head: Cursor;
+}
+
 /** One node of the delegation tree. Never carries a secret. */
 export interface GrantInfo {
   id: Id;
@@ -468,6 +500,13 @@ export interface Reader extends RpcTarget {
   read(fromCursor: UInt64Input, limit: number): Promise<{ ops: LogEntry[]; head: Cursor }>;
   /** The latest entity of every (kind, key) and the cursor it reflects. */
   snapshot(): Promise<{ entities: Entity[]; cursor: Cursor }>;
+  /**
+   * One page of the state in order from after (the previous page's next;
+   * omitted: from the start): at most maxEntities (0, or over 1,000:
+   * 1,000) and maxBytes (0, or over 8 MiB: 8 MiB), at least one entity
+   * when any is left. Call again with after = next until done.
+   */
+  snapshotPage(order?: StateOrder, after?: StateCursorInput, maxEntities?: number, maxBytes?: number): Promise<StatePage>;
   /**
    * Pushes every op after fromCursor to sink: the backlog, then live ops,
    * in cursor order, no gap, no repeat. The vat awaits each push (flow

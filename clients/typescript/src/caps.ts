@@ -6,7 +6,8 @@
 import type { RpcTarget } from "capnweb";
 import type {
   Access, Ack, Batch, Created, Cursor, Entity, Fenced, GrantInfo, Id, Limits, ListFilter, LogEntry, MetaInput, Minted,
-  Restored, ScopeInput, Settings, SettingsInput, ShareInfo, ShareStatus, Token, UInt64Input,
+  Restored, ScopeInput, Settings, SettingsInput, ShareInfo, ShareStatus, StateCursorInput, StateOrder, StatePage, Token,
+  UInt64Input,
 } from "./wire.js";
 
 // --- Interfaces ---------------------------------------------------------
@@ -97,6 +98,13 @@ export interface Reader extends RpcTarget {
   read(fromCursor: UInt64Input, limit: number): Promise<{ ops: LogEntry[]; head: Cursor }>;
   /** The latest entity of every (kind, key) and the cursor it reflects. */
   snapshot(): Promise<{ entities: Entity[]; cursor: Cursor }>;
+  /**
+   * One page of the state in order from after (the previous page's next;
+   * omitted: from the start): at most maxEntities (0, or over 1,000:
+   * 1,000) and maxBytes (0, or over 8 MiB: 8 MiB), at least one entity
+   * when any is left. Call again with after = next until done.
+   */
+  snapshotPage(order?: StateOrder, after?: StateCursorInput, maxEntities?: number, maxBytes?: number): Promise<StatePage>;
   /**
    * Pushes every op after fromCursor to sink: the backlog, then live ops,
    * in cursor order, no gap, no repeat. The vat awaits each push (flow

@@ -160,6 +160,32 @@ export class Reader {
     return this.#conn.call(() => this.stub.snapshot());
   }
 
+  /**
+   * One page of the state in order from after (the previous page's next;
+   * omitted: from the start), within maxEntities and maxBytes (0: the
+   * vat's, 1,000 and 8 MiB, which also cap larger ones). Call again with
+   * after = next until done, or use {@link Reader.statePages}.
+   */
+  snapshotPage(order: w.StateOrder = "byKey", after?: w.StateCursorInput, maxEntities = 0, maxBytes = 0): Promise<w.StatePage> {
+    return this.#conn.call(() => this.stub.snapshotPage(order, after, maxEntities, maxBytes));
+  }
+
+  /**
+   * The pages of the state in order, one call each, to the end: memory is
+   * one page whatever the share's size. "byChange" yields the newest
+   * changes first; an entity changed during the walk moves above its start
+   * (follow the log from the first page's head to see it).
+   */
+  async *statePages(order: w.StateOrder = "byKey", maxEntities = 0, maxBytes = 0): AsyncGenerator<w.StatePage> {
+    let after: w.StateCursorInput | undefined;
+    for (;;) {
+      const page = await this.snapshotPage(order, after, maxEntities, maxBytes);
+      yield page;
+      if (page.done || page.entities.length === 0) return;
+      after = page.next;
+    }
+  }
+
   /** Mints a token for exactly this capability's rights. */
   save(ttlSeconds = 0, label = ""): Promise<w.Minted> {
     return this.#conn.call(() => this.stub.save(ttlSeconds, label));

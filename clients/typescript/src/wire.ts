@@ -330,6 +330,38 @@ export interface Entity {
   at: Time;
 }
 
+/**
+ * The order of a walk of the state by `Reader.snapshotPage`: "byKey",
+ * (kind, key) ascending, or "byChange", newest change first (by the
+ * entity's cursor, descending).
+ */
+export type StateOrder = "byKey" | "byChange";
+
+/**
+ * Where a page of the state ended (a page's `next`, passed back as
+ * `after`): byKey continues after (kind, key), byChange below cursor (0:
+ * from the newest).
+ */
+export interface StateCursor {
+  kind: string;
+  key: string;
+  cursor: Cursor;
+}
+
+/** A StateCursor as the vat accepts it. */
+export type StateCursorInput = { kind?: string; key?: string; cursor?: UInt64Input };
+
+/** One page of the state (`Reader.snapshotPage`). */
+export interface StatePage {
+  entities: Entity[];
+  /** Pass as `after` for the next page. */
+  next: StateCursor;
+  /** Nothing is left after this page. */
+  done: boolean;
+  /** The share's head this page reflects. */
+  head: Cursor;
+}
+
 /** One node of the delegation tree. Never carries a secret. */
 export interface GrantInfo {
   id: Id;

@@ -20,7 +20,7 @@ for (const [name, open] of Object.entries(transports)) {
     assert.equal(got.nextCursor, 1);
 
     const snap = await ok(watcher, "snapshot");
-    assert.equal(snap.total, 1);
+    assert.equal(snap.entities.length, 1);
     assert.equal(snap.entities[0].body.title, "followed");
 
     const fork = await ok(writer, "fork", { title: `fork ${name}` });

@@ -1,4 +1,4 @@
-// connect, redeem, Appender.append and Reader.read/snapshot on the
+// connect, redeem, Appender.append and Reader.read/snapshot/statePages on the
 // compiled package against the suite's vat.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -26,6 +26,32 @@ test("append then read and snapshot what was appended, retries answered duplicat
     const snap = await rd.snapshot();
     assert.equal(snap.cursor, 2);
     assert.equal(snap.entities.length, 2);
+  } finally {
+    conn.close();
+  }
+});
+
+test("statePages walks the state page by page in both orders", async () => {
+  const { token } = await createShare(pkg, "pages");
+  const conn = await pkg.connect(url);
+  try {
+    const share = await conn.redeem(token);
+    const app = await share.appender();
+    const ids = ["a", "b", "c", "d", "e"];
+    await app.append({ batchId: "b1", ops: ids.map((id, i) => textOp(id, i)) });
+    const rd = await share.reader();
+    for (const [order, want] of [["byKey", ids], ["byChange", [...ids].reverse()]]) {
+      const keys = [];
+      let pages = 0;
+      for await (const page of rd.statePages(order, 2)) {
+        pages++;
+        assert.ok(page.entities.length <= 2, `a page of ${page.entities.length}`);
+        assert.equal(page.head, 5);
+        keys.push(...page.entities.map((e) => e.key));
+      }
+      assert.deepEqual(keys, want.map((id) => `part-${id}`), order);
+      assert.equal(pages, 3, order);
+    }
   } finally {
     conn.close();
   }
