@@ -30,20 +30,28 @@ type shareState struct {
 	// sync first reads what was appended after it (by the door itself or
 	// by other writers, such as the opencode plugin).
 	head uint64
+	// title is the title of the newest session item stored (title.go).
+	title string
 }
 
 func stateKey(kind, key string) string { return kind + "\x00" + key }
 
-// load fills s from a snapshot of the share at cursor head.
-func (s *shareState) load(ents []sharevat.Entity, head uint64) {
-	s.items = make(map[string]version, len(ents))
-	s.bytes = 0
+// reset empties s before a load (add, page by page).
+func (s *shareState) reset() {
+	s.items = map[string]version{}
+	s.bytes, s.head, s.title, s.loaded = 0, 0, "", false
+}
+
+// add records a page of the share's state.
+func (s *shareState) add(ents []sharevat.Entity) {
 	for _, e := range ents {
+		if !sharevat.IsStateKind(e.Kind) {
+			continue
+		}
 		s.items[stateKey(e.Kind, e.Key)] = apply.VersionOf(e.Body)
 		s.bytes += int64(len(e.Body))
+		s.noteTitle(e.Kind, e.Body)
 	}
-	s.head = head
-	s.loaded = true
 }
 
 // seen records an entry of the share's log read after s.head, as the
@@ -66,6 +74,16 @@ func (s *shareState) seen(e sharevat.Entry) {
 	}
 	s.items[k] = v
 	s.bytes += int64(v.Size) - int64(old.Size)
+	s.noteTitle(e.Kind, e.Body)
+}
+
+// noteTitle records the title of a stored session item.
+func (s *shareState) noteTitle(kind string, body []byte) {
+	if kind == sharevat.KindSession {
+		if t := sessionTitle(body); t != "" {
+			s.title = t
+		}
+	}
 }
 
 // filter returns the ops that are newer than what s holds and than every
@@ -102,6 +120,7 @@ func (s *shareState) applied(ms []mapped) {
 		k := stateKey(ms[i].op.Kind, ms[i].op.Key)
 		s.bytes += int64(ms[i].ver.Size) - int64(s.items[k].Size)
 		s.items[k] = ms[i].ver
+		s.noteTitle(ms[i].op.Kind, ms[i].op.Body)
 	}
 }
 
