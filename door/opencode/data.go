@@ -113,7 +113,7 @@ func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.Share
 	}
 	defer sh.release()
 	st := d.states.get(id)
-	defer st.mu.Unlock()
+	defer d.states.done(st)
 	if err := deleteShare(r.Context(), sh.share); err != nil {
 		return err
 	}

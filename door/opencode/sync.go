@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -100,14 +101,14 @@ func sessionOf(title string) string {
 // newest session item the share holds ("" for none).
 func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (ans syncAnswer, title string, err error) {
 	st := d.states.get(sh.info.ID)
-	defer st.mu.Unlock()
+	defer d.states.done(st)
 	defer func() { title = st.title }()
 	if err := d.catchUp(ctx, sh, st); err != nil {
 		return syncAnswer{}, "", err
 	}
 	fresh, added := st.filter(ops)
 	ans = syncAnswer{OK: true, Older: len(ops) - len(fresh)}
-	if e, ok, _ := d.idx.byShare(ctx, sh.info.ID); ok && e.Max > 0 && added > 0 && st.bytes+added > e.Max { // cached by sync
+	if e, ok, _ := d.idx.byShare(ctx, sh.info.ID); ok && !st.uncached && e.Max > 0 && added > 0 && st.bytes+added > e.Max { // cached by sync
 		return syncAnswer{}, "", fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("tooLarge: the share would hold more than its creation token's limit of %d bytes", e.Max))
 	}
 	for _, part := range d.batches(fresh) {
@@ -132,7 +133,7 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (ans syncA
 			st.loaded = false
 			return syncAnswer{}, "", rejected(ack)
 		}
-		st.applied(appliedOf(part, ack))
+		st.applied(appliedOf(part, ack)) // uncached: only the title
 	}
 	return ans, "", nil
 }
@@ -146,6 +147,9 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (ans syncA
 // it is read again from the log after the first page's head, and seen
 // keeps the newest version of each key.
 func (d *Door) catchUp(ctx context.Context, sh *restored, st *shareState) error {
+	if st.uncached {
+		return nil
+	}
 	if st.loaded {
 		if err := d.readOn(ctx, sh, st); err == nil {
 			return nil
@@ -159,20 +163,33 @@ func (d *Door) catchUp(ctx context.Context, sh *restored, st *shareState) error 
 }
 
 // load fills st from the share's state, holding one page at a time
-// (counted in the budget); st keeps only the items' versions.
+// (counted in the budget); st keeps only the items' versions, and none
+// when they are over the door's StateBytes (st is uncached).
 func (d *Door) load(ctx context.Context, sh *restored, st *shareState) error {
 	h := d.hold()
 	defer h.release()
 	rfut, rel := sh.share.Reader(ctx, nil)
 	defer rel()
 	st.reset()
-	head, err := walkState(ctx, rfut.Reader(), h, func(ents []sharevat.Entity) error { st.add(ents); return nil })
+	head, err := walkState(ctx, rfut.Reader(), h, func(ents []sharevat.Entity) error {
+		if st.add(ents); st.mem > d.states.maxBytes {
+			return errUncached
+		}
+		return nil
+	})
+	if err == errUncached {
+		st.drop() // synced unfiltered from now on
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	st.head, st.loaded = head, true
 	return nil
 }
+
+// errUncached stops the load of a state over the door's StateBytes.
+var errUncached = errors.New("opencode door: the share's state is over the door's state bytes")
 
 // readOn folds into st the share's log after st.head.
 func (d *Door) readOn(ctx context.Context, sh *restored, st *shareState) error {
