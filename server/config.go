@@ -45,6 +45,10 @@ type Config struct {
 	// OpencodeMaxBody caps a request body of the opencode door; zero:
 	// opencodeshare.DefaultMaxBody (32 MiB).
 	OpencodeMaxBody int64
+	// OpencodeStateBytes bounds what the opencode door keeps of the
+	// versions of the shares syncing through it; zero:
+	// opencode.DefaultStateBytes.
+	OpencodeStateBytes int64
 	// Origins are the browser Origins allowed to connect ("*": any;
 	// nil: the same host only).
 	Origins []string

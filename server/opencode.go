@@ -26,7 +26,7 @@ func newDoor(ctx context.Context, v *vat.Vat, db sharevat.SessionIndex, pepper [
 	}
 	o := opencodeshare.Options{
 		Vat: v, Pepper: pepper, Index: db,
-		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, OpenPerAddr: cfg.OpencodeOpenPerAddr, OpenTotal: cfg.OpencodeOpenTotal, Limits: cfg.Limits, MaxBody: cfg.OpencodeMaxBody,
+		PublicURL: cfg.PublicURL, Open: cfg.OpencodeOpen, OpenPerAddr: cfg.OpencodeOpenPerAddr, OpenTotal: cfg.OpencodeOpenTotal, Limits: cfg.Limits, MaxBody: cfg.OpencodeMaxBody, StateBytes: cfg.OpencodeStateBytes,
 		BodyTimeout: cfg.Peers.AssembleTimeout, Admit: rpcH.Admit, Logger: log,
 	}
 	if p := rpcH.Pool(); p != nil {

@@ -1,9 +1,8 @@
 package opencode
 
 import (
-	"bytes"
+	"bufio"
 	"net/http"
-	"sort"
 
 	"github.com/sharevat/sharevat"
 	"github.com/sharevat/sharevat/wire"
@@ -12,7 +11,14 @@ import (
 // data serves GET /api/share/<slug>/data: the latest item of every key,
 // sorted by opencode's client key, as opencode import reads them. Only a
 // read-only token (the link) is accepted; anything else, and a deleted
-// share, answers 404.
+// share, answers 404. The answer streams from the share's state read
+// page by page (statepages.go), so what it holds is one page whatever
+// the share's size. The order is the key the public share server sorts
+// items by (session, message/<id>, part/<messageID>/<id>, session_diff,
+// model, compared as strings), which for opencode's five kinds is the
+// state's (kind, key) order. A failure before the first item is an error answer;
+// after it, the connection is cut, so a client never takes half an
+// answer for a whole one.
 func (d *Door) data(w http.ResponseWriter, r *http.Request, slug string) error {
 	v := d.vault(r)
 	defer v.Release()
@@ -29,51 +35,72 @@ func (d *Door) data(w http.ResponseWriter, r *http.Request, slug string) error {
 	}
 	h := d.hold()
 	defer h.release()
-	ents, _, err := snapshot(r.Context(), sh.share, sh.info.Earliest, h)
-	if err != nil {
-		return err
+	rfut, rrel := sh.share.Reader(r.Context(), nil)
+	defer rrel()
+	out := &itemsWriter{w: w}
+	if _, err := walkState(r.Context(), rfut.Reader(), h, out.page); err != nil {
+		if !out.started {
+			return err
+		}
+		d.o.Logger.Debug("opencode door: a data answer was cut", "error", err)
+		panic(http.ErrAbortHandler)
 	}
-	if err := h.take(answerBytes(ents)); err != nil { // the answer, besides the state
-		return err
-	}
-	writeRaw(w, http.StatusOK, itemsJSON(ents))
-	return nil
+	return out.finish()
 }
 
 // errNoShare is the answer for a slug that is not a live link.
 var errNoShare = fail(http.StatusNotFound, "notFound: no such share (unshared, revoked, or never made)")
 
-// answerBytes is about the length of itemsJSON(ents).
-func answerBytes(ents []sharevat.Entity) int64 {
-	return bodyBytes(ents) + int64(len(ents))*32 + 2
+// itemsWriter writes the JSON array of GET …/data page by page: each
+// entity of opencode's kinds as {"type":kind,"data":body}, the body as
+// stored.
+type itemsWriter struct {
+	w       http.ResponseWriter
+	b       *bufio.Writer
+	started bool // the status and "[" are written
+	n       int  // the items written
 }
 
-// itemsJSON encodes the entities of opencode's kinds as items sorted by
-// client key, each data the stored body as it is.
-func itemsJSON(ents []sharevat.Entity) []byte {
-	keep := ents[:0:0]
-	for _, e := range ents {
-		if sharevat.IsStateKind(e.Kind) {
-			keep = append(keep, e)
+// page writes the items of one page of the state.
+func (iw *itemsWriter) page(ents []sharevat.Entity) error {
+	iw.start()
+	for i := range ents {
+		e := &ents[i]
+		if !sharevat.IsStateKind(e.Kind) {
+			continue
 		}
-	}
-	sort.SliceStable(keep, func(i, j int) bool {
-		return clientKey(keep[i].Kind, keep[i].Key) < clientKey(keep[j].Kind, keep[j].Key)
-	})
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, e := range keep {
-		if i > 0 {
-			b.WriteByte(',')
+		if iw.n > 0 {
+			iw.b.WriteByte(',')
 		}
-		b.WriteString(`{"type":"`)
-		b.WriteString(e.Kind)
-		b.WriteString(`","data":`)
-		b.Write(e.Body)
-		b.WriteByte('}')
+		iw.n++
+		iw.b.WriteString(`{"type":"`)
+		iw.b.WriteString(e.Kind)
+		iw.b.WriteString(`","data":`)
+		iw.b.Write(e.Body)
+		iw.b.WriteByte('}')
 	}
-	b.WriteString("]\n")
-	return b.Bytes()
+	return iw.b.Flush()
+}
+
+func (iw *itemsWriter) start() {
+	if iw.started {
+		return
+	}
+	iw.started = true
+	iw.w.Header().Set("Content-Type", "application/json")
+	iw.w.WriteHeader(http.StatusOK)
+	iw.b = bufio.NewWriterSize(iw.w, 64<<10)
+	iw.b.WriteByte('[')
+}
+
+// finish ends the array (an empty state is one page with no entity).
+func (iw *itemsWriter) finish() error {
+	iw.start()
+	iw.b.WriteString("]\n")
+	if err := iw.b.Flush(); err != nil {
+		panic(http.ErrAbortHandler) // the client is gone
+	}
+	return nil
 }
 
 // unshare serves DELETE …/api/share/<id>: with the share's secret it
@@ -86,7 +113,7 @@ func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.Share
 	}
 	defer sh.release()
 	st := d.states.get(id)
-	defer st.mu.Unlock()
+	defer d.states.done(st)
 	if err := deleteShare(r.Context(), sh.share); err != nil {
 		return err
 	}

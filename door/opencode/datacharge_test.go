@@ -13,17 +13,18 @@ import (
 )
 
 // TestShareDataCountsAgainstMemoryBudget: GET …/data, which anyone with
-// the public link may send as often as they like, materializes the
-// share's whole state and its JSON answer in memory; those bytes are
-// counted in the memory budget, so that many such answers at once
-// cannot hold more than it. Invariant, under a 6 MiB budget: the data
-// of a share of 3.5 MB of state (two copies: the entities and the
-// answer, 7 MB) is refused with 503 JSON naming the budget, never half
-// an answer; the data of a small share is served; a sync of the big
-// share (owner only, which reads its state to order the items) still
-// counts only its state, and works.
+// the public link may send as often as they like, streams the share's
+// state page by page, each page counted in the memory budget while it is
+// held. Invariant: under a 6 MiB budget the data of a share of 3.5 MB of
+// state (refused 503 when the door built it whole) is served whole; under
+// a 1 MiB budget, which cannot hold a page of one of its 700 KB items
+// (twice: decoded and as received), the same data is refused with 503
+// JSON naming the budget, never half an answer, and a small share's data
+// is served.
 func TestShareDataCountsAgainstMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
 	s := servertest.Start(t, servertest.Options{Config: func(c *server.Config) {
+		c.Data = dir
 		c.OpencodeOpen = true
 		c.Peers.MemoryBudget = 6 << 20
 	}})
@@ -34,17 +35,24 @@ func TestShareDataCountsAgainstMemoryBudget(t *testing.T) {
 		r := syncRaw(t, d.base, big, it)
 		require.Equal(t, http.StatusOK, r.status, "%.200s", r.body)
 	}
-	r := call(t, "GET", d.base+"/api/share/"+slug(big)+"/data", nil)
+	status, got := items(t, d, big)
+	require.Equal(t, http.StatusOK, status)
+	require.Len(t, got, 5)
+	small := create(t, d.base, "ses_smalldata")
+	require.Equal(t, http.StatusOK, syncRaw(t, d.base, small, itSession).status)
+	closeServer(t, s)
+
+	s = servertest.Start(t, servertest.Options{Config: func(c *server.Config) {
+		c.Data = dir
+		c.Peers.MemoryBudget = 1 << 20
+	}})
+	r := call(t, "GET", s.HTTP+"/api/share/"+slug(big)+"/data", nil)
 	require.Equal(t, http.StatusServiceUnavailable, r.status, "%.200s", r.body)
 	require.Contains(t, string(r.body), `"error":"unavailable: the server's memory budget is full`)
 	require.Equal(t, "no-store", r.header.Get("Cache-Control"))
-
-	small := create(t, d.base, "ses_smalldata")
-	require.Equal(t, http.StatusOK, syncRaw(t, d.base, small, itSession).status)
-	status, got := items(t, d, small)
+	status, got = items(t, &door{Server: s, base: s.HTTP}, small)
 	require.Equal(t, http.StatusOK, status)
 	require.Len(t, got, 1)
-	require.Equal(t, http.StatusOK, syncRaw(t, d.base, big, itMessage).status)
 }
 
 // TestSyncItemsCountAgainstMemoryBudget: a sync holds its body, then

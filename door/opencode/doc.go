@@ -26,7 +26,10 @@
 // Mapping: id is the share id; secret is the share's owner token; url is
 // <public url>/share/<slug>, slug a read-only grant of its own ("opencode
 // link"). Each item becomes one op (items.go); an item older than the
-// stored one of its key is skipped (order.go). A create for a session the
+// stored one of its key is skipped (order.go; the versions the door keeps
+// are bounded, states.go); the share's title follows the session's
+// (title.go). GET …/data streams the state page by page (data.go,
+// statepages.go). A create for a session the
 // same creation right already shared answers the same share (index.go:
 // tokens sealed with a key derived from the vat's pepper); on the open
 // door only while that share is empty and new (create.go, joinable).

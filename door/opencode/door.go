@@ -61,6 +61,9 @@ type Options struct {
 	// body to it before reading it (gates.go), the door the state it
 	// reads (hold.go); nil: none.
 	Budget Budget
+	// StateBytes bounds what the door keeps of the versions of the
+	// shares syncing through it (states.go); zero: DefaultStateBytes.
+	StateBytes int64
 	// CallerShare is the most one caller (a grant; a peer without a
 	// token) may hold of Budget at once; <= 0: no bound but Budget's.
 	CallerShare int64
@@ -110,7 +113,10 @@ func New(o Options) (*Door, error) {
 	if o.OpenTotal == 0 {
 		o.OpenTotal = DefaultOpenTotal
 	}
-	d := &Door{o: o, idx: idx, states: states{max: 4096, m: map[sharevat.ShareID]*shareState{}},
+	if o.StateBytes <= 0 {
+		o.StateBytes = DefaultStateBytes
+	}
+	d := &Door{o: o, idx: idx, states: newStates(o.StateBytes),
 		quota: newOpenQuota(o.OpenPerAddr, o.OpenTotal)}
 	d.g = d.newGates()
 	return d, nil

@@ -109,14 +109,3 @@ func safeType(t string) string {
 	}
 	return fmt.Sprintf("%q", t)
 }
-
-// clientKey is the key the public share server sorts items by, and the
-// order GET …/data answers them in: session, message/<id>,
-// part/<messageID>/<id>, session_diff, model.
-func clientKey(kind, key string) string {
-	switch kind {
-	case sharevat.KindMessage, sharevat.KindPart:
-		return kind + "/" + key
-	}
-	return kind
-}

@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"container/list"
 	"sync"
 
 	"github.com/sharevat/sharevat"
@@ -30,20 +31,65 @@ type shareState struct {
 	// sync first reads what was appended after it (by the door itself or
 	// by other writers, such as the opencode plugin).
 	head uint64
+	// title is the title of the newest session item stored (title.go).
+	title string
+	// mem is about the bytes items takes (entryBytes per key); over
+	// states.maxBytes the door keeps no items for the share (uncached).
+	mem int64
+	// uncached: the share's state did not fit states.maxBytes; its syncs
+	// go to the vat unfiltered (sync.go), which keeps the newest version
+	// of each key by the same rule and ignores an item sent again.
+	uncached bool
+	// counted is mem as states last counted it; elem is s's place in
+	// the states' LRU list.
+	counted int64
+	elem    *list.Element
+}
+
+// entryBytes is about what one key of items takes besides its text: the
+// version (48 bytes), the string header and the map's own overhead.
+const entryBytes = 112
+
+// put sets the version of key k, counting a new key in mem.
+func (s *shareState) put(k string, v version) {
+	if _, had := s.items[k]; !had {
+		s.mem += int64(len(k)) + entryBytes
+	}
+	s.items[k] = v
+}
+
+// del removes key k.
+func (s *shareState) del(k string) {
+	if _, had := s.items[k]; had {
+		s.mem -= int64(len(k)) + entryBytes
+		delete(s.items, k)
+	}
 }
 
 func stateKey(kind, key string) string { return kind + "\x00" + key }
 
-// load fills s from a snapshot of the share at cursor head.
-func (s *shareState) load(ents []sharevat.Entity, head uint64) {
-	s.items = make(map[string]version, len(ents))
-	s.bytes = 0
+// reset empties s before a load (add, page by page).
+func (s *shareState) reset() {
+	s.items = map[string]version{}
+	s.bytes, s.head, s.title, s.mem, s.loaded, s.uncached = 0, 0, "", 0, false, false
+}
+
+// drop makes s uncached: its items are let go.
+func (s *shareState) drop() {
+	s.reset()
+	s.items, s.uncached = nil, true
+}
+
+// add records a page of the share's state.
+func (s *shareState) add(ents []sharevat.Entity) {
 	for _, e := range ents {
-		s.items[stateKey(e.Kind, e.Key)] = apply.VersionOf(e.Body)
+		if !sharevat.IsStateKind(e.Kind) {
+			continue
+		}
+		s.put(stateKey(e.Kind, e.Key), apply.VersionOf(e.Body))
 		s.bytes += int64(len(e.Body))
+		s.noteTitle(e.Kind, e.Body)
 	}
-	s.head = head
-	s.loaded = true
 }
 
 // seen records an entry of the share's log read after s.head, as the
@@ -57,15 +103,25 @@ func (s *shareState) seen(e sharevat.Entry) {
 	old, had := s.items[k]
 	if e.Delete {
 		s.bytes -= int64(old.Size)
-		delete(s.items, k)
+		s.del(k)
 		return
 	}
 	v := apply.VersionOf(e.Body)
 	if had && !v.Supersedes(old) {
 		return
 	}
-	s.items[k] = v
+	s.put(k, v)
 	s.bytes += int64(v.Size) - int64(old.Size)
+	s.noteTitle(e.Kind, e.Body)
+}
+
+// noteTitle records the title of a stored session item.
+func (s *shareState) noteTitle(kind string, body []byte) {
+	if kind == sharevat.KindSession {
+		if t := sessionTitle(body); t != "" {
+			s.title = t
+		}
+	}
 }
 
 // filter returns the ops that are newer than what s holds and than every
@@ -96,55 +152,16 @@ func (s *shareState) filter(ms []mapped) ([]mapped, int64) {
 	return out, added
 }
 
-// applied records ms as stored.
+// applied records ms as stored (an uncached s, only the title).
 func (s *shareState) applied(ms []mapped) {
 	for i := range ms {
+		if s.uncached {
+			s.noteTitle(ms[i].op.Kind, ms[i].op.Body)
+			continue
+		}
 		k := stateKey(ms[i].op.Kind, ms[i].op.Key)
 		s.bytes += int64(ms[i].ver.Size) - int64(s.items[k].Size)
-		s.items[k] = ms[i].ver
+		s.put(k, ms[i].ver)
+		s.noteTitle(ms[i].op.Kind, ms[i].op.Body)
 	}
-}
-
-// states holds the shareState of the shares syncing through this vat,
-// at most max of them (an evicted one is loaded again from a snapshot).
-type states struct {
-	mu  sync.Mutex
-	max int
-	m   map[sharevat.ShareID]*shareState
-}
-
-// get returns the state of id, locked; unlock it with its mu.
-func (st *states) get(id sharevat.ShareID) *shareState {
-	st.mu.Lock()
-	s := st.m[id]
-	if s == nil {
-		if len(st.m) >= st.max {
-			for k, v := range st.m { // drop one that nobody holds
-				if v.mu.TryLock() {
-					delete(st.m, k)
-					v.mu.Unlock()
-					break
-				}
-			}
-		}
-		s = &shareState{}
-		st.m[id] = s
-	}
-	st.mu.Unlock()
-	s.mu.Lock()
-	st.mu.Lock()
-	current := st.m[id] == s
-	st.mu.Unlock()
-	if !current { // evicted while we waited: take the one in the map
-		s.mu.Unlock()
-		return st.get(id)
-	}
-	return s
-}
-
-// forget drops the state of a deleted share.
-func (st *states) forget(id sharevat.ShareID) {
-	st.mu.Lock()
-	delete(st.m, id)
-	st.mu.Unlock()
 }

@@ -43,13 +43,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// writeRaw answers a JSON document already encoded.
-func writeRaw(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
 // writeError answers err as {"error": …} with its status.
 func writeError(w http.ResponseWriter, err error) {
 	status, msg := classify(err)

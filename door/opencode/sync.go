@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -51,9 +52,12 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 	if err != nil {
 		return err
 	}
-	ans, err := d.apply(r.Context(), sh, ops)
+	ans, title, err := d.apply(r.Context(), sh, ops)
 	if err != nil {
 		return err
+	}
+	if ok { // a share the index names its session of: its title may change
+		d.followTitle(r.Context(), sh, title)
 	}
 	writeJSON(w, http.StatusOK, ans)
 	return nil
@@ -93,15 +97,17 @@ func sessionOf(title string) string {
 
 // apply appends the ops newer than what the share holds (order.go), in
 // batches within the vat's limits, holding the share's state so that two
-// syncs of one share never interleave their checks.
-func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswer, error) {
+// syncs of one share never interleave their checks; and the title of the
+// newest session item the share holds ("" for none).
+func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (ans syncAnswer, title string, err error) {
 	st := d.states.get(sh.info.ID)
-	defer st.mu.Unlock()
+	defer d.states.done(st)
+	defer func() { title = st.title }()
 	if err := d.catchUp(ctx, sh, st); err != nil {
-		return syncAnswer{}, err
+		return syncAnswer{}, "", err
 	}
 	fresh, _ := st.filter(ops)
-	ans := syncAnswer{OK: true, Older: len(ops) - len(fresh)}
+	ans = syncAnswer{OK: true, Older: len(ops) - len(fresh)}
 	// The share's bytes-per-share quota is the vat's (vat/sharebytes.go):
 	// a batch past it is refused whole with tooLarge, which the door
 	// answers 413 naming the limit (reply.go, classify).
@@ -118,43 +124,82 @@ func (d *Door) apply(ctx context.Context, sh *restored, ops []mapped) (syncAnswe
 		ack, err := appendBatch(ctx, sh.share, b)
 		if err != nil {
 			st.loaded = false // what the vat holds is known again from a snapshot
-			return syncAnswer{}, err
+			return syncAnswer{}, "", err
 		}
 		ans.Applied += ack.Applied
 		ans.Duplicates += ack.Duplicates
 		ans.Redacted += ack.Redacted
 		if ack.Rejected > 0 {
 			st.loaded = false
-			return syncAnswer{}, rejected(ack)
+			return syncAnswer{}, "", rejected(ack)
 		}
-		st.applied(appliedOf(part, ack))
+		st.applied(appliedOf(part, ack)) // uncached: only the title
 	}
-	return ans, nil
+	return ans, "", nil
 }
 
-// catchUp brings st up to the share's log: a snapshot when st is not
-// loaded, else the ops appended after st.head, by the door itself or by
-// any other writer of the share (the opencode plugin appends over
-// /capnweb), so that an older version opencode sends late never lands
-// after a newer one another writer stored.
+// catchUp brings st up to the share's log: its state read page by page
+// when st is not loaded, then the ops appended after st.head, by the
+// door itself or by any other writer of the share (the opencode plugin
+// appends over /capnweb), so that an older version opencode sends late
+// never lands after a newer one another writer stored. The pages of a
+// load are each consistent, not with each other: what changed during
+// it is read again from the log after the first page's head, and seen
+// keeps the newest version of each key.
 func (d *Door) catchUp(ctx context.Context, sh *restored, st *shareState) error {
+	if st.uncached {
+		return nil
+	}
 	if st.loaded {
-		rfut, rel := sh.share.Reader(ctx, nil)
-		head, err := readAfter(ctx, rfut.Reader(), st.head, func(e sharevat.Entry) error { st.seen(e); return nil })
-		rel()
-		if err == nil {
-			st.head = head
+		if err := d.readOn(ctx, sh, st); err == nil {
 			return nil
 		}
 		st.loaded = false // e.g. the log was trimmed past st.head: load again
 	}
+	if err := d.load(ctx, sh, st); err != nil {
+		return err
+	}
+	return d.readOn(ctx, sh, st)
+}
+
+// load fills st from the share's state, holding one page at a time
+// (counted in the budget); st keeps only the items' versions, and none
+// when they are over the door's StateBytes (st is uncached).
+func (d *Door) load(ctx context.Context, sh *restored, st *shareState) error {
 	h := d.hold()
-	defer h.release() // the state keeps only the items' versions
-	ents, head, err := snapshot(ctx, sh.share, sh.info.Earliest, h)
+	defer h.release()
+	rfut, rel := sh.share.Reader(ctx, nil)
+	defer rel()
+	st.reset()
+	head, err := walkState(ctx, rfut.Reader(), h, func(ents []sharevat.Entity) error {
+		if st.add(ents); st.mem > d.states.maxBytes {
+			return errUncached
+		}
+		return nil
+	})
+	if err == errUncached {
+		st.drop() // synced unfiltered from now on
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	st.load(ents, head)
+	st.head, st.loaded = head, true
+	return nil
+}
+
+// errUncached stops the load of a state over the door's StateBytes.
+var errUncached = errors.New("opencode door: the share's state is over the door's state bytes")
+
+// readOn folds into st the share's log after st.head.
+func (d *Door) readOn(ctx context.Context, sh *restored, st *shareState) error {
+	rfut, rel := sh.share.Reader(ctx, nil)
+	defer rel()
+	head, err := readAfter(ctx, rfut.Reader(), st.head, func(e sharevat.Entry) error { st.seen(e); return nil })
+	if err != nil {
+		return err
+	}
+	st.head = head
 	return nil
 }
 

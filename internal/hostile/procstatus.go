@@ -33,3 +33,9 @@ func procStatus(pid int, field string) (int64, error) {
 	}
 	return 0, fmt.Errorf("hostile: no %s in the status of pid %d", field, pid)
 }
+
+// ReadRssAnon returns process pid's resident anonymous memory in bytes
+// (RssAnon of /proc/PID/status; Linux only): what it allocated, without
+// the pages of files it maps (for the vat, its bbolt data file, whose
+// pages a read brings in and the kernel may drop at any time).
+func ReadRssAnon(pid int) (int64, error) { return procStatus(pid, "RssAnon:") }
