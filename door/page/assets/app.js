@@ -1,28 +1,37 @@
 // app.js: the share page. The link is <base>/s/#<token>: the token is in
 // the fragment, so it never leaves the browser except over the page's
-// own WebSocket to /capnweb. The page redeems it (Vault.restore), takes
-// the reader's snapshot, then follows the log live (Reader.subscribe)
-// from the snapshot's cursor. After a network drop or a vat restart it
+// own WebSocket to /capnweb. The page redeems it (Vault.restore), reads
+// the log backwards from its head in bounded chunks until it has the
+// last screenful of messages, then follows the log live
+// (Reader.subscribe) from the head; older ops are read a chunk at a
+// time as the reader scrolls up (view.js keeps only the messages near
+// the screen in the DOM). After a network drop or a vat restart it
 // reconnects with backoff and resumes from the last cursor it applied
-// (re-taking the snapshot if the vat answers "compacted"). When the link
-// dies (revoked, expired, share deleted) it says so and drops everything
-// it showed.
+// (reading the end afresh if the vat answers "compacted"). When the
+// link dies (revoked, expired, share deleted) it says so and drops
+// everything it showed.
 
 import { connect } from "./capnweb-lite.js";
 import { View } from "./view.js";
 import { el } from "./dom.js";
 
 const statusEl = document.getElementById("status");
-const view = new View(document.getElementById("content"));
+const view = new View(document.getElementById("content"), () => loadOlder());
 
 const tokenPattern = /^svt1_[a-z2-7]{24}_[A-Za-z0-9_-]{43}$/;
 const pingEveryMs = 20000;
 const pingTimeoutMs = 10000;
-const eventLookback = 1000; // ops read back for the events before the snapshot
+const chunk = 500; // ops per read (about 1.5 MB of a coding session)
+const firstReads = 8; // reads at most before the page shows the end
+const firstMessages = 40; // messages that fill the first screen and more
 
 let token = tokenFromHash();
 let cursor = 0; // the last cursor applied
 let haveState = false;
+let older = 0; // ops at or below this cursor are not read yet
+let earliest = 0; // the log's first cursor minus one
+let reader = null; // the live connection's Reader, for older reads
+let loading = null; // the read of older ops under way
 let access = null; // the link's Access, from restore
 let dead = false;
 
@@ -90,6 +99,7 @@ function linkDead() {
   token = null;
   cursor = 0;
   haveState = false;
+  reader = null;
   view.clear();
   history.replaceState(null, "", location.pathname + location.search);
   document.title = "Link no longer valid · sharevat";
@@ -116,7 +126,7 @@ async function follow() {
     const r = await restored;
     access = r.access;
     view.setInfo(r.info, access);
-    const reader = await readerAnswer;
+    reader = await readerAnswer;
     const sink = session.exportTarget({
       push: (ops) => onOps(ops, r.share),
       end: (code) => onEnd({ kind: code === "revoked" ? "dead" : "retry" }),
@@ -137,67 +147,63 @@ async function follow() {
   }
 }
 
-// subscribe follows the log from the last cursor applied, taking the
-// snapshot first when the page has none (or the log was compacted past
-// the cursor, or the vat no longer has it).
+// subscribe follows the log from the last cursor applied, reading the
+// end of the log first when the page has nothing (or the log was
+// compacted past the cursor, or the vat no longer has it).
 async function subscribe(reader, sink, info) {
-  if (!haveState) await loadSnapshot(reader, info);
+  if (!haveState) await loadTail(reader, info);
   try {
     return await reader.call("subscribe", cursor, sink);
   } catch (err) {
     if (err.code !== "compacted" && err.code !== "invalid") throw err;
   }
-  await loadSnapshot(reader, info);
+  await loadTail(reader, info);
   return await reader.call("subscribe", cursor, sink);
 }
 
-// loadSnapshot replaces what the page shows with the reader's snapshot
-// and the events of the last ops before it.
-async function loadSnapshot(reader, info) {
-  const lookback = readEvents(reader, info);
-  let snap;
-  try {
-    snap = await reader.call("snapshot");
-  } catch (err) {
-    if (err.code !== "tooLarge") throw err;
-    return replayLog(reader, info);
-  }
+// loadTail replaces what the page shows with the end of the log: it
+// reads backwards from the head, chunk by chunk, until it knows
+// firstMessages messages, the log's start or firstReads reads.
+async function loadTail(reader, info) {
   view.reset();
   view.setInfo(info, access);
-  for (const e of snap.entities) view.apply(e);
-  cursor = Number(snap.cursor);
+  earliest = Math.max(1, Number(info.earliest) || 1) - 1;
+  cursor = Number(info.head) || 0;
+  older = cursor;
   haveState = true;
-  for (const e of await lookback) if (e.kind === "event" && Number(e.cursor) <= cursor) view.apply(e);
+  loading = null;
+  const started = performance.now();
+  for (let n = 0; n < firstReads && older > earliest && view.messageCount() < firstMessages; n++) {
+    await readOlder(reader);
+  }
+  view.setComplete(older <= earliest);
+  view.whenShown(() => console.debug(`sharevat: the last message shown after ${Math.round(performance.now() - started)} ms`));
 }
 
-// replayLog builds the page from the log itself, page by page, for a
-// share whose snapshot is over the vat's answer limit.
-async function replayLog(reader, info) {
-  view.reset();
-  view.setInfo(info, access);
-  cursor = Math.max(1, Number(info.earliest) || 1) - 1;
-  for (;;) {
-    const r = await reader.call("read", cursor, 1000);
-    if (!Array.isArray(r.ops) || r.ops.length === 0) break;
-    for (const e of r.ops) view.apply(e);
-    cursor = Number(r.ops[r.ops.length - 1].cursor);
-    if (cursor >= Number(r.head)) break;
+// readOlder reads the chunk of ops just below older and folds it in.
+// The vat may answer fewer ops than asked (its answers are bounded in
+// bytes): the rest of the chunk is read from where the answer stopped.
+async function readOlder(reader) {
+  const from = Math.max(earliest, older - chunk);
+  for (let at = from; at < older; ) {
+    const r = await reader.call("read", at, older - at);
+    const ops = Array.isArray(r.ops) ? r.ops : [];
+    if (ops.length === 0) break;
+    for (const e of ops) if (Number(e.cursor) <= older) view.apply(e);
+    at = Number(ops[ops.length - 1].cursor);
   }
-  haveState = true;
+  older = from;
 }
 
-// readEvents reads the last eventLookback ops of the log (events are not
-// in the snapshot); it answers [] when they cannot be read.
-async function readEvents(reader, info) {
-  const head = Number(info.head);
-  const earliest = Math.max(1, Number(info.earliest) || 1);
-  const from = Math.max(earliest - 1, head - eventLookback);
-  try {
-    const r = await reader.call("read", from, eventLookback);
-    return Array.isArray(r.ops) ? r.ops : [];
-  } catch {
-    return [];
-  }
+// loadOlder reads one more chunk of older ops, when the reader scrolled
+// to the oldest message loaded; one read at a time.
+function loadOlder() {
+  if (loading || !reader || older <= earliest || dead) return;
+  const r = reader;
+  loading = readOlder(r).then(
+    () => view.setComplete(older <= earliest),
+    () => {},
+  ).finally(() => (loading = null));
 }
 
 // onOps applies a push of the subscription, skipping ops already applied
