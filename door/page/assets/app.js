@@ -201,7 +201,10 @@ function loadOlder() {
   if (loading || !reader || older <= earliest || dead) return;
   const r = reader;
   loading = readOlder(r).then(
-    () => view.setComplete(older <= earliest),
+    () => {
+      view.setComplete(older <= earliest);
+      view.onScroll(); // still at the top: read on
+    },
     () => {},
   ).finally(() => (loading = null));
 }

@@ -28,6 +28,8 @@ export class Timeline {
     this.lo = 0;
     this.hi = 0;
     this.follow = true;
+    this.up = false; // the reader last scrolled up: trim the bottom
+    this.lastY = 0;
     this.shown = new Set();
     this.more = el("p", "muted more hidden");
     this.box.before(this.more);
@@ -81,7 +83,7 @@ export class Timeline {
   // sync makes the DOM hold exactly the window, keeping the reader's
   // place (or the end, when following).
   sync(complete) {
-    this.fit(false);
+    this.fit(this.up);
     const anchor = this.anchor();
     const want = this.order.slice(this.lo, this.hi);
     const was = this.shown;
@@ -143,8 +145,10 @@ export class Timeline {
     const r = this.box.getBoundingClientRect();
     const h = window.innerHeight;
     const wasFollowing = this.follow;
-    const up = window.scrollY < (this.lastY || 0) - 1;
-    this.lastY = window.scrollY;
+    const y = window.scrollY;
+    const up = y < this.lastY - 1;
+    if (y !== this.lastY) this.up = up;
+    this.lastY = y;
     if (up) this.follow = false;
     else if (this.hi === this.order.length && r.bottom <= h + 120) this.follow = true;
     if (r.top > -h * margin && this.lo > 0) {
