@@ -153,6 +153,13 @@ type LogStore interface {
 	// and the cursor it reflects. Compaction never changes it.
 	// Errors: ENotFound.
 	Snapshot(ctx context.Context, id ShareID) ([]Entity, Cursor, error)
+	// StatePage returns one page of the materialized state in req.Order
+	// from req.After, bounded by req's MaxCount and MaxBytes (at least one
+	// entity when any is left), from one consistent view of the share. It
+	// never holds more of the state in memory than the page (and, for
+	// ByChange, the keys of MaxCount candidates). Errors: ENotFound;
+	// EInvalid for an unknown order.
+	StatePage(ctx context.Context, id ShareID, req StatePageRequest) (StatePage, error)
 	// Compact drops the log entries (bodies and all) with cursor <
 	// before and returns the share's Earliest, which becomes before. The
 	// op-id index stays whole, so a later append of a compacted op id is

@@ -388,8 +388,8 @@ interface Reader {
   # head answers no ops.
   snapshot @1 () -> (entities :List(Entity), cursor :UInt64);
   # The latest entity of every (kind, key), deletes applied, and the
-  # cursor it reflects. Over 8 MiB it answers "tooLarge: …": page through
-  # the log with read instead.
+  # cursor it reflects. Over 8 MiB it answers "tooLarge: …" (having read
+  # no more than 8 MiB of it): page through it with snapshotPage instead.
   subscribe @2 (fromCursor :UInt64, sink :OpSink) -> (subscription :Subscription);
   # Pushes every op after fromCursor to sink: the backlog, then live ops,
   # in cursor order, no gap, no repeat, in pushes of at most 256 ops and
@@ -399,6 +399,35 @@ interface Reader {
   # over a subscription quota, "tooLarge". How a subscription ends: see
   # OpSink.end and Subscription.
   save @3 (ttlSeconds :Int64, label :Text) -> (minted :Minted);
+  snapshotPage @4 (order :StateOrder, after :StateCursor, maxEntities :UInt32, maxBytes :UInt32)
+      -> (entities :List(Entity), next :StateCursor, done :Bool, head :UInt64);
+  # One page of the state snapshot answers: in order (byKey: (kind, key)
+  # ascending; byChange: newest change first, by the entity's cursor
+  # descending), from after (the previous page's next; null or empty
+  # from the beginning). At most maxEntities entities (0, or more than
+  # 1,000, means 1,000) and maxBytes bytes (0, or more than 8 MiB, means
+  # 8 MiB; each entity counts its kind, key and body lengths plus 48),
+  # but at least one entity when any is left. done: nothing is left after
+  # this page; otherwise call again with after = next. head is the share's
+  # head the page reflects. Pages are each consistent, not with each
+  # other: byKey meets every key that exists throughout a walk exactly
+  # once, with the version current when its page was read; byChange meets
+  # every entity not changed during the walk exactly once, and one
+  # changed during it moves above the walk's start: follow the log from
+  # the first page's head (subscribe) to see it.
+}
+
+enum StateOrder {
+  byKey @0;
+  byChange @1;
+}
+
+struct StateCursor {
+  # Where a page of the state ended: byKey continues after (kind, key),
+  # byChange below cursor (0: from the newest).
+  kind @0 :Text;
+  key @1 :Text;
+  cursor @2 :UInt64;
 }
 
 interface OpSink {

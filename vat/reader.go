@@ -87,7 +87,8 @@ func entrySize(e *sharevat.Entry) int {
 
 // Snapshot returns the materialized state: the newest version of every
 // (kind, key), deletes applied. A state larger than the read budget is
-// ETooLarge: read the log instead.
+// ETooLarge (found having read no more than the budget of it): page
+// through it with SnapshotPage instead.
 func (r *readerServer) Snapshot(ctx context.Context, call schema.Reader_snapshot) error {
 	call.Go()
 	return r.f.run(ctx, "Reader.snapshot", sharevat.ScopeRead, func(ctx context.Context) error {
@@ -96,11 +97,8 @@ func (r *readerServer) Snapshot(ctx context.Context, call schema.Reader_snapshot
 			return err
 		}
 		defer done()
-		ents, cur, err := r.f.vat.store.Snapshot(ctx, r.f.share())
+		ents, cur, err := r.f.vat.wholeState(ctx, r.f.share())
 		if err != nil {
-			return err
-		}
-		if err := r.f.vat.checkSnapshotSize(ents); err != nil {
 			return err
 		}
 		res, err := call.AllocResults()
@@ -110,17 +108,6 @@ func (r *readerServer) Snapshot(ctx context.Context, call schema.Reader_snapshot
 		res.SetCursor(uint64(cur))
 		return wire.SetEntities(res.NewEntities, ents)
 	})
-}
-
-func (v *Vat) checkSnapshotSize(ents []sharevat.Entity) error {
-	total := 0
-	for i := range ents {
-		total += len(ents[i].Kind) + len(ents[i].Key) + len(ents[i].Body) + 48
-	}
-	if total > v.cfg.ReadBudget {
-		return sharevat.Errorf(sharevat.ETooLarge, "snapshot is %d bytes, over the %d-byte answer limit; page through the log with read instead", total, v.cfg.ReadBudget)
-	}
-	return nil
 }
 
 // Save mints a token that redeems to read-only access; it needs delegate

@@ -14,7 +14,8 @@ import (
 // readerTarget is a Reader.
 //
 // Methods: read(fromCursor, limit) → {ops, head}; snapshot() →
-// {entities, cursor}; subscribe(fromCursor, sink) → Subscription (sink:
+// {entities, cursor}; snapshotPage(order, after, maxEntities, maxBytes) →
+// {entities, next, done, head} (statepage.go); subscribe(fromCursor, sink) → Subscription (sink:
 // an object with push(ops) and optionally end(code, detail), or a
 // function; see sink.go); save(ttlSeconds, label) → Minted.
 type readerTarget struct{ capTarget[schema.Reader] }
@@ -36,6 +37,8 @@ func (t *readerTarget) Call(ctx context.Context, method string, args []capnweb.V
 			}
 			return capnweb.NewObject().Set("entities", entitiesValue(ents)).Set("cursor", r.Cursor()), nil
 		})
+	case "snapshotPage":
+		return t.snapshotPage(c)
 	case "subscribe":
 		return t.subscribe(c)
 	case "save":

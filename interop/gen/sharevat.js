@@ -3424,6 +3424,116 @@ export class Reader_Save$Results$Promise {
         return await this.pipeline.struct();
     }
 }
+export class Reader_SnapshotPage$Params extends $.Struct {
+    static _capnp = {
+        displayName: "snapshotPage$Params",
+        id: "bad8bdd77ccc7fbb",
+        size: new $.ObjectSize(16, 1),
+    };
+    get order() {
+        return $.utils.getUint16(0, this);
+    }
+    set order(value) {
+        $.utils.setUint16(0, value, this);
+    }
+    _adoptAfter(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownAfter() {
+        return $.utils.disown(this.after);
+    }
+    get after() {
+        return $.utils.getStruct(0, StateCursor, this);
+    }
+    _hasAfter() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initAfter() {
+        return $.utils.initStructAt(0, StateCursor, this);
+    }
+    set after(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    get maxEntities() {
+        return $.utils.getUint32(4, this);
+    }
+    set maxEntities(value) {
+        $.utils.setUint32(4, value, this);
+    }
+    get maxBytes() {
+        return $.utils.getUint32(8, this);
+    }
+    set maxBytes(value) {
+        $.utils.setUint32(8, value, this);
+    }
+    toString() { return "Reader_SnapshotPage$Params_" + super.toString(); }
+}
+export class Reader_SnapshotPage$Results extends $.Struct {
+    static _capnp = {
+        displayName: "snapshotPage$Results",
+        id: "b046c51e49afea74",
+        size: new $.ObjectSize(16, 2),
+    };
+    static _Entities;
+    _adoptEntities(value) {
+        $.utils.adopt(value, $.utils.getPointer(0, this));
+    }
+    _disownEntities() {
+        return $.utils.disown(this.entities);
+    }
+    get entities() {
+        return $.utils.getList(0, Reader_SnapshotPage$Results._Entities, this);
+    }
+    _hasEntities() {
+        return !$.utils.isNull($.utils.getPointer(0, this));
+    }
+    _initEntities(length) {
+        return $.utils.initList(0, Reader_SnapshotPage$Results._Entities, length, this);
+    }
+    set entities(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(0, this));
+    }
+    _adoptNext(value) {
+        $.utils.adopt(value, $.utils.getPointer(1, this));
+    }
+    _disownNext() {
+        return $.utils.disown(this.next);
+    }
+    get next() {
+        return $.utils.getStruct(1, StateCursor, this);
+    }
+    _hasNext() {
+        return !$.utils.isNull($.utils.getPointer(1, this));
+    }
+    _initNext() {
+        return $.utils.initStructAt(1, StateCursor, this);
+    }
+    set next(value) {
+        $.utils.copyFrom(value, $.utils.getPointer(1, this));
+    }
+    get done() {
+        return $.utils.getBit(0, this);
+    }
+    set done(value) {
+        $.utils.setBit(0, value, this);
+    }
+    get head() {
+        return $.utils.getUint64(8, this);
+    }
+    set head(value) {
+        $.utils.setUint64(8, value, this);
+    }
+    toString() { return "Reader_SnapshotPage$Results_" + super.toString(); }
+}
+export class Reader_SnapshotPage$Results$Promise {
+    pipeline;
+    constructor(pipeline) {
+        this.pipeline = pipeline;
+    }
+    async promise() {
+        return await this.pipeline.struct();
+    }
+}
 export class Reader$Client {
     client;
     static interfaceId = 0xcb89cf2a3ef4fea7n;
@@ -3462,6 +3572,14 @@ export class Reader$Client {
             methodId: 3,
             interfaceName: "sharevat.capnp:Reader",
             methodName: "save"
+        },
+        {
+            ParamsClass: Reader_SnapshotPage$Params,
+            ResultsClass: Reader_SnapshotPage$Results,
+            interfaceId: Reader$Client.interfaceId,
+            methodId: 4,
+            interfaceName: "sharevat.capnp:Reader",
+            methodName: "snapshotPage"
         }
     ];
     /**
@@ -3486,8 +3604,8 @@ export class Reader$Client {
     }
     /**
 * The latest entity of every (kind, key), deletes applied, and the
-* cursor it reflects. Over 8 MiB it answers "tooLarge: …": page through
-* the log with read instead.
+* cursor it reflects. Over 8 MiB it answers "tooLarge: …" (having read
+* no more than 8 MiB of it): page through it with snapshotPage instead.
 *
 */
     snapshot(paramsFunc) {
@@ -3524,6 +3642,31 @@ export class Reader$Client {
         const pipeline = new $.Pipeline(Reader_Save$Results, answer);
         return new Reader_Save$Results$Promise(pipeline);
     }
+    /**
+* One page of the state snapshot answers: in order (byKey: (kind, key)
+* ascending; byChange: newest change first, by the entity's cursor
+* descending), from after (the previous page's next; null or empty
+* from the beginning). At most maxEntities entities (0, or more than
+* 1,000, means 1,000) and maxBytes bytes (0, or more than 8 MiB, means
+* 8 MiB; each entity counts its kind, key and body lengths plus 48),
+* but at least one entity when any is left. done: nothing is left after
+* this page; otherwise call again with after = next. head is the share's
+* head the page reflects. Pages are each consistent, not with each
+* other: byKey meets every key that exists throughout a walk exactly
+* once, with the version current when its page was read; byChange meets
+* every entity not changed during the walk exactly once, and one
+* changed during it moves above the walk's start: follow the log from
+* the first page's head (subscribe) to see it.
+*
+*/
+    snapshotPage(paramsFunc) {
+        const answer = this.client.call({
+            method: Reader$Client.methods[4],
+            paramsFunc: paramsFunc
+        });
+        const pipeline = new $.Pipeline(Reader_SnapshotPage$Results, answer);
+        return new Reader_SnapshotPage$Results$Promise(pipeline);
+    }
 }
 $.Registry.register(Reader$Client.interfaceId, Reader$Client);
 export class Reader$Server extends $.Server {
@@ -3545,6 +3688,10 @@ export class Reader$Server extends $.Server {
             {
                 ...Reader$Client.methods[3],
                 impl: target.save
+            },
+            {
+                ...Reader$Client.methods[4],
+                impl: target.snapshotPage
             }
         ]);
         this.target = target;
@@ -3562,6 +3709,41 @@ export class Reader extends $.Interface {
         size: new $.ObjectSize(0, 0),
     };
     toString() { return "Reader_" + super.toString(); }
+}
+export const StateOrder = {
+    BY_KEY: 0,
+    BY_CHANGE: 1
+};
+/**
+* Where a page of the state ended: byKey continues after (kind, key),
+* byChange below cursor (0: from the newest).
+*
+*/
+export class StateCursor extends $.Struct {
+    static _capnp = {
+        displayName: "StateCursor",
+        id: "c8b6f4077849f4ac",
+        size: new $.ObjectSize(8, 2),
+    };
+    get kind() {
+        return $.utils.getText(0, this);
+    }
+    set kind(value) {
+        $.utils.setText(0, value, this);
+    }
+    get key() {
+        return $.utils.getText(1, this);
+    }
+    set key(value) {
+        $.utils.setText(1, value, this);
+    }
+    get cursor() {
+        return $.utils.getUint64(0, this);
+    }
+    set cursor(value) {
+        $.utils.setUint64(0, value, this);
+    }
+    toString() { return "StateCursor_" + super.toString(); }
 }
 export class OpSink_Push$Params extends $.Struct {
     static _capnp = {
@@ -3860,4 +4042,5 @@ Share_Grants$Results._Grants = $.CompositeList(GrantInfo);
 Share_Children$Results._Shares = $.CompositeList(ShareInfo);
 Reader_Read$Results._Ops = $.CompositeList(LogEntry);
 Reader_Snapshot$Results._Entities = $.CompositeList(Entity);
+Reader_SnapshotPage$Results._Entities = $.CompositeList(Entity);
 OpSink_Push$Params._Ops = $.CompositeList(LogEntry);

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) sharevat.Store) {
 		{"Checks", checkTests},
 		{"Read", readTests},
 		{"Snapshot", snapshotTests},
+		{"StatePage", statePageTests},
 		{"Audit", auditTests},
 		{"Concurrent", concurrentTests},
 		{"Fork", forkTests},
