@@ -1,10 +1,10 @@
 // app.js: the share page. The link is <base>/s/#<token>: the token is in
 // the fragment, so it never leaves the browser except over the page's
 // own WebSocket to /capnweb. The page redeems it (Vault.restore), reads
-// the log backwards from its head in bounded chunks until it has the
-// last screenful of messages, then follows the log live
-// (Reader.subscribe) from the head; older ops are read a chunk at a
-// time as the reader scrolls up (view.js keeps only the messages near
+// the share's state newest first in bounded pages until it has the last
+// screenful of messages, then follows the log live (Reader.subscribe)
+// from the head; older pages are read one at a time as the reader
+// scrolls up (view.js keeps only the messages near
 // the screen in the DOM). After a network drop or a vat restart it
 // reconnects with backoff and resumes from the last cursor it applied
 // (reading the end afresh if the vat answers "compacted"). When the
@@ -21,15 +21,17 @@ const view = new View(document.getElementById("content"), () => loadOlder());
 const tokenPattern = /^svt1_[a-z2-7]{24}_[A-Za-z0-9_-]{43}$/;
 const pingEveryMs = 20000;
 const pingTimeoutMs = 10000;
-const chunk = 500; // ops per read (about 1.5 MB of a coding session)
-const firstReads = 8; // reads at most before the page shows the end
+const pageEntities = 500; // entities per page of the state
+const pageBytes = 1 << 20; // bytes per page of the state
+const firstReads = 8; // pages read at most before the page shows the end
 const firstMessages = 40; // messages that fill the first screen and more
+const eventLookback = 500; // ops read back for the events before the head
 
 let token = tokenFromHash();
 let cursor = 0; // the last cursor applied
 let haveState = false;
-let older = 0; // ops at or below this cursor are not read yet
-let earliest = 0; // the log's first cursor minus one
+let after; // where the next page of the state starts (its next)
+let done = false; // every page of the state has been read
 let reader = null; // the live connection's Reader, for older reads
 let loading = null; // the read of older ops under way
 let access = null; // the link's Access, from restore
@@ -161,48 +163,58 @@ async function subscribe(reader, sink, info) {
   return await reader.call("subscribe", cursor, sink);
 }
 
-// loadTail replaces what the page shows with the end of the log: it
-// reads backwards from the head, chunk by chunk, until it knows
-// firstMessages messages, the log's start or firstReads reads.
+// loadTail replaces what the page shows with the newest of the share's
+// state: it reads the state a page at a time, most recently changed
+// first (Reader.snapshotPage "byChange"), until it knows firstMessages
+// messages, the whole state or firstReads pages, and the events among
+// the last ops of the log (events are not in the state). It follows
+// the log from the first page's head: what changes while it reads
+// comes live.
 async function loadTail(reader, info) {
   view.reset();
   view.setInfo(info, access);
-  earliest = Math.max(1, Number(info.earliest) || 1) - 1;
-  cursor = Number(info.head) || 0;
-  older = cursor;
+  after = undefined;
+  done = false;
   haveState = true;
   loading = null;
   const started = performance.now();
-  for (let n = 0; n < firstReads && older > earliest && view.messageCount() < firstMessages; n++) {
-    await readOlder(reader);
-  }
-  view.setComplete(older <= earliest);
+  cursor = await readPage(reader);
+  const events = readEvents(reader, cursor, Number(info.earliest) || 1);
+  for (let n = 1; n < firstReads && !done && view.messageCount() < firstMessages; n++) await readPage(reader);
+  for (const e of await events) view.apply(e);
+  view.setComplete(done);
   view.whenShown(() => console.debug(`sharevat: the last message shown after ${Math.round(performance.now() - started)} ms`));
 }
 
-// readOlder reads the chunk of ops just below older and folds it in.
-// The vat may answer fewer ops than asked (its answers are bounded in
-// bytes): the rest of the chunk is read from where the answer stopped.
-async function readOlder(reader) {
-  const from = Math.max(earliest, older - chunk);
-  for (let at = from; at < older; ) {
-    const r = await reader.call("read", at, older - at);
-    const ops = Array.isArray(r.ops) ? r.ops : [];
-    if (ops.length === 0) break;
-    for (const e of ops) if (Number(e.cursor) <= older) view.apply(e);
-    at = Number(ops[ops.length - 1].cursor);
-  }
-  older = from;
+// readPage reads the next page of the state, folds it in and answers
+// the head the vat read it at.
+async function readPage(reader) {
+  const r = await reader.call("snapshotPage", "byChange", after, pageEntities, pageBytes);
+  for (const e of Array.isArray(r.entities) ? r.entities : []) view.apply(e);
+  after = r.next;
+  done = !!r.done;
+  return Number(r.head) || 0;
 }
 
-// loadOlder reads one more chunk of older ops, when the reader scrolled
+// readEvents answers the events among the last eventLookback ops up to
+// head ([] when they cannot be read).
+async function readEvents(reader, head, earliest) {
+  const from = Math.max(earliest - 1, head - eventLookback);
+  try {
+    const r = await reader.call("read", from, head - from);
+    return (Array.isArray(r.ops) ? r.ops : []).filter((e) => e.kind === "event" && Number(e.cursor) <= head);
+  } catch {
+    return [];
+  }
+}
+
+// loadOlder reads one more page of the state, when the reader scrolled
 // to the oldest message loaded; one read at a time.
 function loadOlder() {
-  if (loading || !reader || older <= earliest || dead) return;
-  const r = reader;
-  loading = readOlder(r).then(
+  if (loading || !reader || done || dead) return;
+  loading = readPage(reader).then(
     () => {
-      view.setComplete(older <= earliest);
+      view.setComplete(done);
       view.onScroll(); // still at the top: read on
     },
     () => {},
