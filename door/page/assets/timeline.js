@@ -149,8 +149,10 @@ export class Timeline {
     const up = y < this.lastY - 1;
     if (y !== this.lastY) this.up = up;
     this.lastY = y;
-    if (up) this.follow = false;
-    else if (this.hi === this.order.length && r.bottom <= h + 120) this.follow = true;
+    // At the end the page follows, whichever way the page moved (trimming
+    // the window's top can pull the page up under the reader).
+    if (this.hi === this.order.length && r.bottom <= h + 120) this.follow = true;
+    else if (up) this.follow = false;
     if (r.top > -h * margin && this.lo > 0) {
       this.lo = Math.max(0, this.lo - step);
       this.fit(true);
