@@ -106,7 +106,7 @@ func TestSharePageLongSession(t *testing.T) {
 	o.appendOps(t, live)
 	b.waitFor(t, "the live op", partShown("prt_9999999_a0"), 20*time.Second)
 
-	b.waitFor(t, "an older message, scrolling up", fmt.Sprintf(`(scrollTo(0, 0), document.querySelector('#content .msg[data-key="%s"]') !== null)`, old), 120*time.Second)
+	b.waitFor(t, "an older message, scrolling up", fmt.Sprintf(`(dispatchEvent(new WheelEvent("wheel", {deltaY: -100})), scrollTo(0, 0), document.querySelector('#content .msg[data-key="%s"]') !== null)`, old), 120*time.Second)
 	n = eval[int](t, b, domElements)
 	t.Logf("DOM elements after scrolling up to %s: %d", old, n)
 	assert.Less(t, n, 20000, "scrolling up keeps the DOM bounded")

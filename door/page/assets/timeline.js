@@ -17,6 +17,12 @@ const maxWeight = 600; // messages + parts kept in the DOM
 const step = 12; // messages added to the window per scroll
 const margin = 1.5; // screens of content kept beyond the viewport
 
+// gestureAt is when the reader last moved the page by hand.
+let gestureAt = -Infinity;
+for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
+  addEventListener(type, () => (gestureAt = performance.now()), { passive: true });
+}
+
 export class Timeline {
   // box holds the message nodes; show(rec) fills a message's node when
   // it enters the window, hide(rec) empties it when it leaves;
@@ -151,9 +157,13 @@ export class Timeline {
     this.lastY = y;
     // At the end the page follows, whichever way the page moved (trimming
     // the window's top can pull the page up under the reader).
+    // Only the reader's own gesture (wheel, touch, key, pointer) stops
+    // following, as in opencode's timeline.
     if (this.hi === this.order.length && r.bottom <= h + 120) this.follow = true;
-    else if (up) this.follow = false;
-    if (r.top > -h * margin && this.lo > 0) {
+    else if (up && performance.now() - gestureAt < 1000) this.follow = false;
+    // While following, fit already fills the window upward; widening it
+    // here would shed its end.
+    if (!this.follow && r.top > -h * margin && this.lo > 0) {
       this.lo = Math.max(0, this.lo - step);
       this.fit(true);
       return true;
