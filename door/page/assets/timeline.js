@@ -68,7 +68,10 @@ export class Timeline {
   }
 
   // fit bounds the window: it ends at the last message when following,
-  // and sheds messages from the side away from the reader.
+  // and sheds messages from the side away from the reader. While
+  // following, the reader is at the end, so only the top is shed, even
+  // when the page last moved up (trimming the top scrolls the page up
+  // by itself): shedding the end would drop the newest message.
   fit(keepTop) {
     const n = this.order.length;
     if (this.follow) this.hi = n;
@@ -78,7 +81,7 @@ export class Timeline {
     let w = 0;
     for (let i = this.lo; i < this.hi; i++) w += this.weight(i);
     while (w > maxWeight && this.hi - this.lo > 1) {
-      if (keepTop) w -= this.weight(--this.hi);
+      if (keepTop && !this.follow) w -= this.weight(--this.hi);
       else w -= this.weight(this.lo++);
     }
     if (!this.follow || this.lo === 0) return;
