@@ -14,8 +14,13 @@
 // logs, proxies or a Referer header: the page reads it from
 // location.hash and sends it only inside its own WebSocket, to
 // /capnweb on the page's origin (ws: for http, wss: for https), where it
-// calls Vault.restore(token), Share.reader(), Reader.snapshot() and
-// Reader.subscribe(cursor, sink). It reconnects with backoff after a
+// calls Vault.restore(token), Share.reader(), Reader.snapshotPage("byChange",
+// …) (the state newest first, a bounded page at a time, as many as fill
+// the first screen and then one more each time the reader scrolls to the
+// oldest message loaded), Reader.read (the events of the last ops) and
+// Reader.subscribe(head, sink). It keeps only the messages near the
+// screen in the DOM (assets/timeline.js) and applies live ops by the
+// state's version rule (assets/version.js). It reconnects with backoff after a
 // drop, resuming from the last cursor it applied, and when the link
 // dies (subscription end "revoked", restore "unauthorized") it says so
 // and clears everything it showed. `sharevat grant --scope read --link`

@@ -134,7 +134,7 @@ func TestSharePageLarge(t *testing.T) {
 	o.appendOps(t, message("ses_large", "msg_005000", "prt_005000", "user", "one more", 1763960000000))
 	b.waitFor(t, "a live op", partShown("prt_005000"), 30*time.Second)
 	t.Logf("then a live op showed %v after its append was acked", time.Since(start).Round(time.Millisecond))
-	assert.Equal(t, 5001, eval[int](t, b, `document.querySelectorAll("#content .msg").length`))
+	assert.LessOrEqual(t, eval[int](t, b, `document.querySelectorAll("#content .msg").length`), 600, "only the messages near the screen are in the DOM")
 	last := eval[string](t, b, `document.querySelector("#content .messages").lastElementChild.dataset.key`)
 	assert.Equal(t, "msg_005000", last, "messages in order")
 	assertClean(t, b)

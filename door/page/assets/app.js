@@ -1,28 +1,39 @@
 // app.js: the share page. The link is <base>/s/#<token>: the token is in
 // the fragment, so it never leaves the browser except over the page's
-// own WebSocket to /capnweb. The page redeems it (Vault.restore), takes
-// the reader's snapshot, then follows the log live (Reader.subscribe)
-// from the snapshot's cursor. After a network drop or a vat restart it
+// own WebSocket to /capnweb. The page redeems it (Vault.restore), reads
+// the share's state newest first in bounded pages until it has the last
+// screenful of messages, then follows the log live (Reader.subscribe)
+// from the head; older pages are read one at a time as the reader
+// scrolls up (view.js keeps only the messages near
+// the screen in the DOM). After a network drop or a vat restart it
 // reconnects with backoff and resumes from the last cursor it applied
-// (re-taking the snapshot if the vat answers "compacted"). When the link
-// dies (revoked, expired, share deleted) it says so and drops everything
-// it showed.
+// (reading the end afresh if the vat answers "compacted"). When the
+// link dies (revoked, expired, share deleted) it says so and drops
+// everything it showed.
 
 import { connect } from "./capnweb-lite.js";
 import { View } from "./view.js";
 import { el } from "./dom.js";
 
 const statusEl = document.getElementById("status");
-const view = new View(document.getElementById("content"));
+const view = new View(document.getElementById("content"), () => loadOlder());
 
 const tokenPattern = /^svt1_[a-z2-7]{24}_[A-Za-z0-9_-]{43}$/;
 const pingEveryMs = 20000;
 const pingTimeoutMs = 10000;
-const eventLookback = 1000; // ops read back for the events before the snapshot
+const pageEntities = 500; // entities per page of the state
+const pageBytes = 1 << 20; // bytes per page of the state
+const firstReads = 8; // pages read at most before the page shows the end
+const firstMessages = 40; // messages that fill the first screen and more
+const eventLookback = 500; // ops read back for the events before the head
 
 let token = tokenFromHash();
 let cursor = 0; // the last cursor applied
 let haveState = false;
+let after; // where the next page of the state starts (its next)
+let done = false; // every page of the state has been read
+let reader = null; // the live connection's Reader, for older reads
+let loading = null; // the read of older ops under way
 let access = null; // the link's Access, from restore
 let dead = false;
 
@@ -90,6 +101,7 @@ function linkDead() {
   token = null;
   cursor = 0;
   haveState = false;
+  reader = null;
   view.clear();
   history.replaceState(null, "", location.pathname + location.search);
   document.title = "Link no longer valid · sharevat";
@@ -116,7 +128,7 @@ async function follow() {
     const r = await restored;
     access = r.access;
     view.setInfo(r.info, access);
-    const reader = await readerAnswer;
+    reader = await readerAnswer;
     const sink = session.exportTarget({
       push: (ops) => onOps(ops, r.share),
       end: (code) => onEnd({ kind: code === "revoked" ? "dead" : "retry" }),
@@ -137,67 +149,76 @@ async function follow() {
   }
 }
 
-// subscribe follows the log from the last cursor applied, taking the
-// snapshot first when the page has none (or the log was compacted past
-// the cursor, or the vat no longer has it).
+// subscribe follows the log from the last cursor applied, reading the
+// end of the log first when the page has nothing (or the log was
+// compacted past the cursor, or the vat no longer has it).
 async function subscribe(reader, sink, info) {
-  if (!haveState) await loadSnapshot(reader, info);
+  if (!haveState) await loadTail(reader, info);
   try {
     return await reader.call("subscribe", cursor, sink);
   } catch (err) {
     if (err.code !== "compacted" && err.code !== "invalid") throw err;
   }
-  await loadSnapshot(reader, info);
+  await loadTail(reader, info);
   return await reader.call("subscribe", cursor, sink);
 }
 
-// loadSnapshot replaces what the page shows with the reader's snapshot
-// and the events of the last ops before it.
-async function loadSnapshot(reader, info) {
-  const lookback = readEvents(reader, info);
-  let snap;
-  try {
-    snap = await reader.call("snapshot");
-  } catch (err) {
-    if (err.code !== "tooLarge") throw err;
-    return replayLog(reader, info);
-  }
+// loadTail replaces what the page shows with the newest of the share's
+// state: it reads the state a page at a time, most recently changed
+// first (Reader.snapshotPage "byChange"), until it knows firstMessages
+// messages, the whole state or firstReads pages, and the events among
+// the last ops of the log (events are not in the state). It follows
+// the log from the first page's head: what changes while it reads
+// comes live.
+async function loadTail(reader, info) {
   view.reset();
   view.setInfo(info, access);
-  for (const e of snap.entities) view.apply(e);
-  cursor = Number(snap.cursor);
+  after = undefined;
+  done = false;
   haveState = true;
-  for (const e of await lookback) if (e.kind === "event" && Number(e.cursor) <= cursor) view.apply(e);
+  loading = null;
+  const started = performance.now();
+  cursor = await readPage(reader);
+  const events = readEvents(reader, cursor, Number(info.earliest) || 1);
+  for (let n = 1; n < firstReads && !done && view.messageCount() < firstMessages; n++) await readPage(reader);
+  for (const e of await events) view.apply(e);
+  view.setComplete(done);
+  view.whenShown(() => console.debug(`sharevat: the last message shown after ${Math.round(performance.now() - started)} ms`));
 }
 
-// replayLog builds the page from the log itself, page by page, for a
-// share whose snapshot is over the vat's answer limit.
-async function replayLog(reader, info) {
-  view.reset();
-  view.setInfo(info, access);
-  cursor = Math.max(1, Number(info.earliest) || 1) - 1;
-  for (;;) {
-    const r = await reader.call("read", cursor, 1000);
-    if (!Array.isArray(r.ops) || r.ops.length === 0) break;
-    for (const e of r.ops) view.apply(e);
-    cursor = Number(r.ops[r.ops.length - 1].cursor);
-    if (cursor >= Number(r.head)) break;
-  }
-  haveState = true;
+// readPage reads the next page of the state, folds it in and answers
+// the head the vat read it at.
+async function readPage(reader) {
+  const r = await reader.call("snapshotPage", "byChange", after, pageEntities, pageBytes);
+  for (const e of Array.isArray(r.entities) ? r.entities : []) view.apply(e);
+  after = r.next;
+  done = !!r.done;
+  return Number(r.head) || 0;
 }
 
-// readEvents reads the last eventLookback ops of the log (events are not
-// in the snapshot); it answers [] when they cannot be read.
-async function readEvents(reader, info) {
-  const head = Number(info.head);
-  const earliest = Math.max(1, Number(info.earliest) || 1);
+// readEvents answers the events among the last eventLookback ops up to
+// head ([] when they cannot be read).
+async function readEvents(reader, head, earliest) {
   const from = Math.max(earliest - 1, head - eventLookback);
   try {
-    const r = await reader.call("read", from, eventLookback);
-    return Array.isArray(r.ops) ? r.ops : [];
+    const r = await reader.call("read", from, head - from);
+    return (Array.isArray(r.ops) ? r.ops : []).filter((e) => e.kind === "event" && Number(e.cursor) <= head);
   } catch {
     return [];
   }
+}
+
+// loadOlder reads one more page of the state, when the reader scrolled
+// to the oldest message loaded; one read at a time.
+function loadOlder() {
+  if (loading || !reader || done || dead) return;
+  loading = readPage(reader).then(
+    () => {
+      view.setComplete(done);
+      view.onScroll(); // still at the top: read on
+    },
+    () => {},
+  ).finally(() => (loading = null));
 }
 
 // onOps applies a push of the subscription, skipping ops already applied

@@ -1,18 +1,27 @@
 // view.js: the session as the page shows it. apply() folds one log entry
-// (or snapshot entity) into the model at once and marks what changed;
-// the DOM is updated on the next animation frame, only for what changed,
-// in slices of about 12 ms so a 10,000-op session never blocks the page.
+// into the model at once, keeping of each (kind, key) the version the
+// vat's state keeps (version.js), in whatever order the entries come,
+// and marks what changed; the DOM is updated on the next animation
+// frame, only for what changed and only for the messages in the
+// timeline's window (timeline.js), in slices of about 12 ms.
 
 import { el, when, ms, str, isObj } from "./dom.js";
 import { renderPart, messageView, partMessage, plainBody, renderDiffs, renderEvent } from "./parts.js";
+import { Versions } from "./version.js";
+import { Timeline } from "./timeline.js";
 
 const maxEvents = 500; // events kept on the page (the oldest go first)
 const sliceMs = 12;
 
 export class View {
-  constructor(root) {
+  // needOlder is called when the reader scrolls to the oldest message
+  // loaded and the log has older ops.
+  constructor(root, needOlder) {
     this.root = root;
+    this.needOlder = needOlder;
     this.reset();
+    addEventListener("scroll", () => this.onScroll(), { passive: true });
+    addEventListener("resize", () => this.onScroll(), { passive: true });
   }
 
   // reset empties the page and the model, and builds the empty layout.
@@ -24,12 +33,11 @@ export class View {
     this.session = null;
     this.models = new Map();
     this.msgs = new Map(); // message key -> rec
-    this.order = []; // placed recs, sorted
+    this.versions = new Versions();
+    this.complete = false; // the whole log has been read
     this.parts = new Map(); // part key -> {msg, body, node}
     this.diffs = undefined;
     this.others = new Map(); // "kind\0key" -> {kind, key, body, node}
-    this.newEvents = [];
-    this.eventsShown = 0;
     this.eventsDropped = 0;
     this.dirtyMsgs = new Set();
     this.dirtyParts = new Set();
@@ -52,11 +60,52 @@ export class View {
     this.diffBox = el("section", "changes hidden", el("h2", null, "Changes"));
     this.diffBody = el("div");
     this.diffBox.append(this.diffBody);
+    this.events = []; // the last maxEvents events, by cursor
+    this.dirtyEvents = false;
+    this.dirtyWindow = false;
     this.eventList = el("ol", "events");
     this.eventNote = el("p", "muted hidden");
     this.eventBox = el("section", "events-box hidden", el("h2", null, "Events"), this.eventNote, this.eventList);
     this.otherBox = el("section", "others hidden", el("h2", null, "Other entries"));
     this.root.replaceChildren(this.head, this.msgBox, this.diffBox, this.eventBox, this.otherBox);
+    this.timeline = new Timeline(this.msgBox, {
+      show: (rec) => this.showMessage(rec),
+      hide: (rec) => this.hideMessage(rec),
+      needOlder: () => this.needOlder && this.needOlder(),
+    });
+  }
+
+  // setComplete says whether every op of the log has been read: parts
+  // whose message never arrived are shown only then.
+  setComplete(done) {
+    if (this.complete === done) return;
+    this.complete = done;
+    for (const rec of this.msgs.values()) if (!rec.placed) this.dirtyMsgs.add(rec);
+    this.dirtyWindow = true;
+    this.schedule();
+  }
+
+  // messageCount is the number of messages in order.
+  messageCount() {
+    return this.timeline.order.length;
+  }
+
+  // whenShown calls fn once what the model holds is on the page.
+  whenShown(fn) {
+    this.onShown = fn;
+    this.schedule();
+  }
+
+  onScroll() {
+    if (this.scrollPending) return;
+    this.scrollPending = true;
+    requestAnimationFrame(() => {
+      this.scrollPending = false;
+      if (this.timeline.scrolled(this.complete)) {
+        this.dirtyWindow = true;
+        this.schedule();
+      }
+    });
   }
 
   // setInfo shows the share's metadata (Vault.restore's info) and the
@@ -71,6 +120,7 @@ export class View {
   // apply folds one entry into the model: {kind, key, body, delete, at,
   // cursor}.
   apply(e) {
+    if (e.kind !== "event" && !this.versions.admit(e)) return;
     switch (e.kind) {
       case "session":
         this.session = e.delete ? null : e.body;
@@ -92,7 +142,7 @@ export class View {
         this.dirtyDiffs = true;
         break;
       case "event":
-        this.newEvents.push(e);
+        this.addEvent(e);
         break;
       default:
         this.applyOther(e);
@@ -124,7 +174,23 @@ export class View {
     this.msgs.delete(rec.key);
     this.dirtyMsgs.delete(rec);
     this.unplace(rec);
-    rec.node.remove();
+  }
+
+  // addEvent keeps the last maxEvents events in cursor order (older
+  // events arrive after newer ones while the page reads back).
+  addEvent(e) {
+    const c = Number(e.cursor) || 0;
+    const i = bsearch(this.events, c, (a, x) => (Number(a.cursor) || 0) - x);
+    if (this.events.length >= maxEvents && i === 0) {
+      this.eventsDropped++;
+      return;
+    }
+    this.events.splice(i, 0, e);
+    if (this.events.length > maxEvents) {
+      this.events.shift();
+      this.eventsDropped++;
+    }
+    this.dirtyEvents = true;
   }
 
   applyPart(e) {
@@ -152,6 +218,7 @@ export class View {
     const i = bsearch(rec.partOrder, key, cmpStr);
     if (rec.partOrder[i] === key) rec.partOrder.splice(i, 1);
     if (p.node) p.node.remove();
+    this.dirtyWindow = true;
     if (!rec.body && rec.parts.size === 0) this.dropMessage(rec);
   }
 
@@ -182,7 +249,7 @@ export class View {
     const spent = () => performance.now() - start > sliceMs;
     if (this.dirtyHead) this.renderHead();
     if (this.dirtyDiffs) this.renderDiffs();
-    if (this.newEvents.length) this.renderEvents();
+    if (this.dirtyEvents) this.renderEvents();
     for (const id of this.dirtyOthers) this.renderOther(id);
     this.dirtyOthers.clear();
     // A part renders into its message's box whether or not the message
@@ -197,7 +264,16 @@ export class View {
       this.dirtyParts.delete(key);
       this.renderPartNode(key);
     }
+    if (this.dirtyWindow) {
+      this.dirtyWindow = false;
+      this.timeline.sync(this.complete);
+    }
+    this.timeline.stick();
     if (this.dirtyMsgs.size || this.dirtyParts.size) this.schedule();
+    else if (this.onShown) {
+      this.onShown();
+      this.onShown = null;
+    }
     this.root.dataset.parts = String(this.parts.size - this.dirtyParts.size);
   }
 
@@ -230,19 +306,30 @@ export class View {
     return "read-only" + (exp ? ", expires " + exp : "");
   }
 
-  // renderMessage places a message in order and redraws its header.
+  // renderMessage places a message in order and, when it is in the
+  // window, redraws its header. A message known only by its parts waits
+  // for its body until the whole log has been read: it is an older
+  // message whose part was rewritten later.
   renderMessage(rec) {
     if (!this.msgs.has(rec.key)) return;
+    if (!rec.body && !this.complete) {
+      this.unplace(rec);
+      return;
+    }
     const t = isObj(rec.body) && isObj(rec.body.time) && typeof rec.body.time.created === "number" ? rec.body.time.created : rec.at;
     const sortKey = [Number.isFinite(t) ? t : Infinity, rec.key];
     if (!rec.placed || cmpMsg(sortKey, rec.sortKey) !== 0) {
       this.unplace(rec);
       rec.sortKey = sortKey;
-      const i = bsearch(this.order, rec, (a, b) => cmpMsg(a.sortKey, b.sortKey));
-      this.msgBox.insertBefore(rec.node, this.order[i] ? this.order[i].node : null);
-      this.order.splice(i, 0, rec);
+      const order = this.timeline.order;
+      this.timeline.place(rec, bsearch(order, rec, (a, b) => cmpMsg(a.sortKey, b.sortKey)));
       rec.placed = true;
+      this.dirtyWindow = true;
     }
+    if (this.timeline.inWindow(rec)) this.renderHeader(rec);
+  }
+
+  renderHeader(rec) {
     const role = isObj(rec.body) ? str(rec.body.role) : "";
     rec.node.className = "msg" + (role ? " role-" + role.replace(/[^a-z]/g, "") : "");
     rec.headBox.replaceChildren(messageView(rec.key, rec.body));
@@ -250,14 +337,27 @@ export class View {
 
   unplace(rec) {
     if (!rec.placed) return;
-    const i = this.order.indexOf(rec);
-    if (i >= 0) this.order.splice(i, 1);
+    this.timeline.unplace(rec);
     rec.placed = false;
+    this.dirtyWindow = true;
+  }
+
+  // showMessage fills a message's node as it enters the window.
+  showMessage(rec) {
+    this.renderHeader(rec);
+    for (const key of rec.parts.keys()) this.renderPartNode(key);
+  }
+
+  // hideMessage empties a message's node as it leaves the window.
+  hideMessage(rec) {
+    rec.partsBox.replaceChildren();
+    rec.partOrder = [];
+    for (const p of rec.parts.values()) p.node = null;
   }
 
   renderPartNode(key) {
     const p = this.parts.get(key);
-    if (!p) return;
+    if (!p || !this.timeline.inWindow(p.msg)) return;
     const node = renderPart(key, p.body);
     if (p.node) {
       p.node.replaceWith(node);
@@ -270,6 +370,7 @@ export class View {
     rec.partsBox.insertBefore(node, next !== undefined ? rec.parts.get(next)?.node || null : null);
     rec.partOrder.splice(i, 0, key);
     p.node = node;
+    this.dirtyWindow = true;
   }
 
   renderDiffs() {
@@ -280,19 +381,11 @@ export class View {
   }
 
   renderEvents() {
-    const frag = document.createDocumentFragment();
-    for (const e of this.newEvents) frag.append(renderEvent(e.at, e.body));
-    this.eventsShown += this.newEvents.length;
-    this.newEvents = [];
-    this.eventList.append(frag);
-    while (this.eventsShown > maxEvents) {
-      this.eventList.firstChild.remove();
-      this.eventsShown--;
-      this.eventsDropped++;
-    }
-    this.eventBox.classList.remove("hidden");
-    this.eventNote.classList.toggle("hidden", this.eventsDropped === 0);
-    this.eventNote.textContent = `${this.eventsDropped} earlier events are not shown.`;
+    this.dirtyEvents = false;
+    this.eventList.replaceChildren(...this.events.map((e) => renderEvent(e.at, e.body)));
+    this.eventBox.classList.toggle("hidden", this.events.length === 0);
+    this.eventNote.classList.toggle("hidden", this.eventsDropped === 0 && this.complete);
+    this.eventNote.textContent = this.eventsDropped ? `${this.eventsDropped} earlier events are not shown.` : "Earlier events are not loaded.";
   }
 
   renderOther(id) {
