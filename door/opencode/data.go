@@ -107,7 +107,7 @@ func (iw *itemsWriter) finish() error {
 // deletes the share as `sharevat delete` does (every token of it dies at
 // once; its data is removed).
 func (d *Door) unshare(w http.ResponseWriter, r *http.Request, id sharevat.ShareID) error {
-	sh, err := d.passed(r, id, sharevat.ScopeAdmin) // the secret the gate redeemed
+	sh, err := d.passed(r, id) // the secret the gate redeemed
 	if err != nil {
 		return err
 	}

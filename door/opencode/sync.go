@@ -35,7 +35,7 @@ func (d *Door) sync(w http.ResponseWriter, r *http.Request, id sharevat.ShareID)
 		return err
 	}
 	data := in.items
-	sh, err := d.passed(r, id, sharevat.ScopeAppend) // the secret the gate redeemed
+	sh, err := d.passed(r, id) // the secret the gate redeemed
 	if err != nil {
 		return err
 	}
